@@ -1,0 +1,44 @@
+# Two entry points, both used by README.md:
+#   make run   - create .venv, install Siege Hall, start the bot
+#   make test  - create/update .venv with dev extras, then ruff, mypy and pytest
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test install install-dev lint typecheck pytest e2e clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+run: install
+	$(BIN)/python bot.py
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install-dev
+	$(BIN)/mypy
+
+pytest: install-dev
+	$(BIN)/python -m pytest
+
+e2e: install-dev
+	$(BIN)/python -m pytest -m e2e
+
+test: lint typecheck pytest
+
+clean:
+	rm -rf $(VENV)

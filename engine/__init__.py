@@ -1,0 +1,24 @@
+"""Siege Hall's rules engine: pure, synchronous game logic behind one registry.
+
+No Discord, database, asyncio, clock or module-level random lives here (a test reads the
+imports). See :mod:`engine.rules` for the contract every game follows.
+"""
+
+from __future__ import annotations
+
+from engine.castles import GAME as CASTLES
+from engine.rules import Game, Result, RuleError, SetupError, rng_for
+
+GAMES: dict[str, Game] = {game.key: game for game in (CASTLES,)}
+
+
+def get_game(key: str) -> Game:
+    """The game bundle for a key such as ``"castles"``; a SetupError names the known keys."""
+    try:
+        return GAMES[key]
+    except KeyError:
+        known = ", ".join(sorted(GAMES))
+        raise SetupError(f"Unknown game {key!r}; known games: {known}.") from None
+
+
+__all__ = ["GAMES", "Game", "Result", "RuleError", "SetupError", "get_game", "rng_for"]

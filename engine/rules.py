@@ -1,0 +1,189 @@
+"""The engine contract shared by every game: the game bundle, results, rule errors, randomness.
+
+Each game is one module exposing a :class:`Game` bundle (see ``engine/castles.py``); the registry
+in ``engine/__init__.py`` maps a key such as ``"castles"`` to it. The contract follows
+``../shared/spec/README.md`` and ``../shared/style.md``:
+
+* ``setup(seats, options, rng, stack)`` builds the opening state;
+* ``to_act(state)`` names the one seat that must decide next (``None`` once over);
+* ``legal_actions(state, seat)`` lists every legal action in a stable order;
+* ``apply(state, seat, action, rng)`` returns ``(new_state, events)`` and never mutates its input;
+* ``view(state, seat)`` is all a seat (or a spectator, ``None``) may see;
+* ``summary(state)`` is the public summary the spec defines;
+* ``result(state)`` is ``None`` while the game runs.
+
+States are plain JSON-able dictionaries carrying a ``version`` number. Events are past-tense
+dictionaries (``{"type": "card_laid", ...}``) and are public by contract: nothing hidden from any
+seat may appear in one. Randomness is always passed in; :func:`rng_for` derives it from the game's
+seed and ply so a stored action log replays to the identical state.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+JSON = Any
+State = dict[str, Any]
+Action = dict[str, Any]
+Event = dict[str, Any]
+
+
+class RuleError(ValueError):
+    """An action the rules refuse. The message is a sentence a player understands."""
+
+
+class SetupError(ValueError):
+    """Options or a stacked deal that cannot make a game (a malformed script or lobby)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """How a game ended: the winning seats (empty: a draw, or a loss in a solo game)."""
+
+    winners: tuple[int, ...]
+    reason: str
+    scores: tuple[int, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"winners": list(self.winners), "reason": self.reason}
+        if self.scores is not None:
+            data["scores"] = list(self.scores)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Result:
+        scores = data.get("scores")
+        return cls(
+            winners=tuple(int(s) for s in data["winners"]),
+            reason=str(data["reason"]),
+            scores=None if scores is None else tuple(int(s) for s in scores),
+        )
+
+
+@dataclass(frozen=True)
+class Option:
+    """One table option of a game, as a lobby or a script may set it."""
+
+    name: str
+    default: JSON
+    choices: tuple[JSON, ...]
+    description: str
+    labels: tuple[str, ...] = field(default=())
+
+    def check(self, value: JSON) -> JSON:
+        if not any(type(c) is type(value) and c == value for c in self.choices):
+            allowed = ", ".join(json.dumps(c) for c in self.choices)
+            raise SetupError(f"Option {self.name!r} must be one of {allowed}.")
+        return value
+
+
+class Game(Protocol):
+    """The bundle every game module provides."""
+
+    key: str
+    title: str
+    min_seats: int
+    max_seats: int
+    options: tuple[Option, ...]
+    state_version: int
+
+    def setup(
+        self,
+        seats: int,
+        options: Mapping[str, JSON],
+        rng: random.Random,
+        stack: Mapping[str, JSON] | None = None,
+    ) -> State: ...
+
+    def to_act(self, state: State) -> int | None: ...
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]: ...
+
+    def apply(
+        self, state: State, seat: int, action: Action, rng: random.Random
+    ) -> tuple[State, list[Event]]: ...
+
+    def resign(self, state: State, seat: int) -> tuple[State, list[Event]]: ...
+
+    def view(self, state: State, seat: int | None) -> dict[str, JSON]: ...
+
+    def summary(self, state: State) -> dict[str, JSON]: ...
+
+    def result(self, state: State) -> Result | None: ...
+
+    def rematch_options(self, options: Mapping[str, JSON], result: Result) -> dict[str, JSON]: ...
+
+
+def rng_for(seed: int, ply: int | str) -> random.Random:
+    """The generator for one move (or ``"setup"``) of a game: the same seed and ply, the same draws.
+
+    >>> rng_for(7, 3).random() == rng_for(7, 3).random()
+    True
+    """
+    return random.Random(f"{seed}:{ply}")
+
+
+def resolve_options(game: Game, options: Mapping[str, JSON] | None) -> dict[str, JSON]:
+    """The game's options with defaults filled in; an unknown or invalid one is a SetupError."""
+    given = dict(options or {})
+    known = {o.name: o for o in game.options}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise SetupError(f"Unknown option {unknown[0]!r} for {game.title}.")
+    return {name: opt.check(given.get(name, opt.default)) for name, opt in known.items()}
+
+
+def check_seats(game: Game, seats: object) -> int:
+    if isinstance(seats, bool) or not isinstance(seats, int):
+        raise SetupError("The number of seats must be a whole number.")
+    if not game.min_seats <= seats <= game.max_seats:
+        if game.min_seats == game.max_seats:
+            raise SetupError(f"{game.title} is played by exactly {game.min_seats} seats.")
+        raise SetupError(
+            f"{game.title} is played by {game.min_seats} to {game.max_seats} seats, not {seats}."
+        )
+    return seats
+
+
+def check_turn(game: Game, state: State, seat: int) -> None:
+    """The refusals every game shares: a finished game, and a seat acting out of turn."""
+    if game.result(state) is not None:
+        raise RuleError("The game is over.")
+    if game.to_act(state) != seat:
+        raise RuleError("It is not your turn.")
+
+
+def clone(state: State) -> State:
+    """A deep copy to build the next state from, leaving the input untouched."""
+    return copy.deepcopy(state)
+
+
+def dumps(state: State) -> str:
+    """Canonical JSON text of a state (sorted keys, no spaces)."""
+    return json.dumps(state, sort_keys=True, separators=(",", ":"))
+
+
+def loads(text: str, game: Game) -> State:
+    """A state from its JSON text, refusing a version this code does not know."""
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("A stored state must be a JSON object.")
+    if data.get("version") != game.state_version:
+        raise ValueError(
+            f"Stored {game.key} state has version {data.get('version')!r}; "
+            f"this code reads version {game.state_version}."
+        )
+    return data
+
+
+def field_of(action: Mapping[str, Any], name: str, kind: type) -> Any:
+    """A typed field of an action, or a RuleError a player can read."""
+    value = action.get(name)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise RuleError(f"That action needs a {name}.")
+    return value

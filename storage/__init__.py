@@ -1,0 +1,27 @@
+"""Siege Hall's persistence layer (SQLite through aiosqlite). SQL stays inside this package."""
+
+from __future__ import annotations
+
+from storage.store import (
+    RESIGN,
+    ActionRecord,
+    CorruptTable,
+    DmMode,
+    StaleAction,
+    Store,
+    TableError,
+    TableExists,
+    TableRecord,
+)
+
+__all__ = [
+    "RESIGN",
+    "ActionRecord",
+    "CorruptTable",
+    "DmMode",
+    "StaleAction",
+    "Store",
+    "TableError",
+    "TableExists",
+    "TableRecord",
+]
