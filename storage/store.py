@@ -198,18 +198,26 @@ class Store:
             "SELECT * FROM actions WHERE table_id = ? ORDER BY ply", (table_id,)
         ) as cur:
             rows = await cur.fetchall()
-        return [
-            ActionRecord(
-                table_id=r["table_id"],
-                ply=r["ply"],
-                seat=r["seat"],
-                user_id=r["user_id"],
-                action=json.loads(r["action"]),
-                events=json.loads(r["events"]),
-                created_at=r["created_at"],
-            )
-            for r in rows
-        ]
+        return [_action(r) for r in rows]
+
+    async def recent_actions(self, table_id: int, limit: int) -> list[ActionRecord]:
+        """The last ``limit`` logged actions of a table, oldest first."""
+        async with self._conn.execute(
+            "SELECT * FROM actions WHERE table_id = ? ORDER BY ply DESC LIMIT ?",
+            (table_id, limit),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [_action(r) for r in reversed(list(rows))]
+
+    async def open_tables_of(self, user_id: int) -> list[TableRecord]:
+        """Open tables where this user holds a seat."""
+        async with self._conn.execute(
+            "SELECT * FROM tables WHERE status IN ('lobby', 'running') AND EXISTS"
+            " (SELECT 1 FROM json_each(tables.seats) WHERE json_each.value = ?)",
+            (user_id,),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [_record(r) for r in rows]
 
     async def replay(self, table_id: int) -> State:
         """Rebuild a table's state from its seed and action log (it equals the stored state)."""
@@ -354,6 +362,24 @@ class Store:
             )
             return await self._require(table.id)
 
+    async def close_channel(self, channel_id: int) -> int | None:
+        """Cancel the open table of a channel without reading it (a deleted channel, or a row
+        too damaged to load). Returns the closed table's id, if there was one."""
+        async with self._transaction() as conn:
+            async with conn.execute(
+                "SELECT id FROM tables WHERE channel_id = ? AND status IN ('lobby', 'running')",
+                (channel_id,),
+            ) as cur:
+                row = await cur.fetchone()
+            if row is None:
+                return None
+            await conn.execute(
+                "UPDATE tables SET status = 'cancelled', version = version + 1, updated_at = ?"
+                " WHERE id = ?",
+                (_now(), row[0]),
+            )
+            return int(row[0])
+
     # -- playing -----------------------------------------------------------------------------
 
     async def act(
@@ -468,6 +494,18 @@ def perform(
     if action == RESIGN:
         return game.resign(state, seat)
     return game.apply(state, seat, action, rng_for(seed, ply))
+
+
+def _action(row: sqlite3.Row) -> ActionRecord:
+    return ActionRecord(
+        table_id=row["table_id"],
+        ply=row["ply"],
+        seat=row["seat"],
+        user_id=row["user_id"],
+        action=json.loads(row["action"]),
+        events=json.loads(row["events"]),
+        created_at=row["created_at"],
+    )
 
 
 def _record(row: sqlite3.Row) -> TableRecord:

@@ -1,0 +1,219 @@
+"""Buttons and select menus that survive a restart, and the layout that builds them.
+
+Every component is a :class:`discord.ui.DynamicItem` whose custom id carries what it needs (the
+table id, and for game actions the ply and the index of the action in the engine's legal list),
+so a click on a message sent before a restart still routes. The callbacks only hand over to
+:class:`cogs.hall.Hall`; no rule lives here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import discord
+
+from cogs.render.base import ActionButton, Control
+
+if TYPE_CHECKING:
+    from cogs.hall import Hall
+
+SELECT_MAX_OPTIONS = 25
+ROWS_MAX = 5
+ROW_BUTTONS_MAX = 5
+
+
+def hall_of(interaction: discord.Interaction[Any]) -> Hall:
+    hall: Hall = interaction.client.hall  # type: ignore[attr-defined]
+    return hall
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class LobbyButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sh:lobby:(?P<tid>\d+):(?P<op>join|leave|start|cancel)",
+):
+    LABELS: ClassVar[dict[str, tuple[Any, ...]]] = {
+        "join": ("Join", discord.ButtonStyle.success),
+        "leave": ("Leave", discord.ButtonStyle.secondary),
+        "start": ("Start", discord.ButtonStyle.primary),
+        "cancel": ("Cancel", discord.ButtonStyle.danger),
+    }
+
+    def __init__(self, tid: int, op: str, *, disabled: bool = False, label: str | None = None):
+        default_label, style = self.LABELS[op]
+        super().__init__(
+            discord.ui.Button(
+                label=label or default_label,
+                style=style,
+                custom_id=f"sh:lobby:{tid}:{op}",
+                disabled=disabled,
+            )
+        )
+        self.tid = tid
+        self.op = op
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> LobbyButton:
+        return cls(int(match["tid"]), match["op"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await hall_of(interaction).on_lobby(interaction, self.tid, self.op)
+
+
+class ActButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sh:act:(?P<tid>\d+):(?P<ply>\d+):(?P<idx>\d+)",
+):
+    def __init__(self, tid: int, ply: int, control: ActionButton | None = None, idx: int = 0):
+        index = control.index if control else idx
+        super().__init__(
+            discord.ui.Button(
+                label=_truncate(control.label, 80) if control else "Act",
+                style=control.style if control else discord.ButtonStyle.secondary,
+                emoji=control.emoji if control else None,
+                custom_id=f"sh:act:{tid}:{ply}:{index}",
+            )
+        )
+        self.tid, self.ply, self.idx = tid, ply, index
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ActButton:
+        return cls(int(match["tid"]), int(match["ply"]), idx=int(match["idx"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await hall_of(interaction).on_act(interaction, self.tid, self.ply, self.idx)
+
+
+class ActSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"sh:pick:(?P<tid>\d+):(?P<ply>\d+):(?P<n>\d+)",
+):
+    def __init__(self, tid: int, ply: int, n: int, select: discord.ui.Select[Any]):
+        select.custom_id = f"sh:pick:{tid}:{ply}:{n}"
+        super().__init__(select)
+        self.tid, self.ply = tid, ply
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ActSelect:
+        assert isinstance(item, discord.ui.Select)
+        return cls(int(match["tid"]), int(match["ply"]), int(match["n"]), item)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        values = self.item.values
+        idx = int(values[0]) if values and values[0].isdigit() else -1
+        await hall_of(interaction).on_act(interaction, self.tid, self.ply, idx)
+
+
+class TableButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sh:(?P<op>hand|resign|resignok|rematch):(?P<tid>\d+)",
+):
+    LABELS: ClassVar[dict[str, tuple[Any, ...]]] = {
+        "hand": ("My hand", discord.ButtonStyle.secondary, "🂠"),
+        "resign": ("Resign", discord.ButtonStyle.secondary, "🏳️"),
+        "resignok": ("Yes, resign", discord.ButtonStyle.danger, None),
+        "rematch": ("Rematch", discord.ButtonStyle.success, "🔁"),
+    }
+
+    def __init__(self, tid: int, op: str, *, label: str | None = None):
+        default_label, style, emoji = self.LABELS[op]
+        super().__init__(
+            discord.ui.Button(
+                label=label or default_label, style=style, emoji=emoji, custom_id=f"sh:{op}:{tid}"
+            )
+        )
+        self.tid, self.op = tid, op
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> TableButton:
+        return cls(int(match["tid"]), match["op"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        hall = hall_of(interaction)
+        handlers = {
+            "hand": hall.on_hand,
+            "resign": hall.on_resign,
+            "resignok": hall.on_resign_confirmed,
+            "rematch": hall.on_rematch,
+        }
+        await handlers[self.op](interaction, self.tid)
+
+
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    LobbyButton,
+    ActButton,
+    ActSelect,
+    TableButton,
+)
+
+
+def layout(
+    tid: int,
+    ply: int,
+    controls: Iterable[Control],
+    extra: Iterable[discord.ui.Item[Any]] = (),
+) -> discord.ui.View:
+    """A view of action controls: buttons first (five to a row, ``extra`` items after them), then
+    one row per select menu of at most 25 options. Fits Discord's five rows by construction for
+    the controls renderers produce; anything beyond is dropped rather than sent broken."""
+    view = discord.ui.View(timeout=None)
+    buttons: list[discord.ui.Item[Any]] = []
+    selects: list[discord.ui.Item[Any]] = []
+    n = 0
+    for control in controls:
+        if isinstance(control, ActionButton):
+            buttons.append(ActButton(tid, ply, control))
+            continue
+        chunks = [
+            control.choices[i : i + SELECT_MAX_OPTIONS]
+            for i in range(0, len(control.choices), SELECT_MAX_OPTIONS)
+        ]
+        for part, chunk in enumerate(chunks, start=1):
+            placeholder = control.placeholder
+            if len(chunks) > 1:
+                placeholder = f"{placeholder} ({part}/{len(chunks)})"
+            select: discord.ui.Select[Any] = discord.ui.Select(
+                placeholder=_truncate(placeholder, 150),
+                options=[
+                    discord.SelectOption(
+                        label=_truncate(choice.label, 100),
+                        value=str(choice.index),
+                        description=_truncate(choice.description, 100)
+                        if choice.description
+                        else None,
+                        emoji=choice.emoji,
+                    )
+                    for choice in chunk
+                ],
+            )
+            selects.append(ActSelect(tid, ply, n, select))
+            n += 1
+    buttons.extend(extra)
+    row = 0
+    for i in range(0, len(buttons), ROW_BUTTONS_MAX):
+        if row >= ROWS_MAX:
+            break
+        for item in buttons[i : i + ROW_BUTTONS_MAX]:
+            item.row = row
+            view.add_item(item)
+        row += 1
+    for select_item in selects:
+        if row >= ROWS_MAX:
+            break
+        select_item.row = row
+        view.add_item(select_item)
+        row += 1
+    return view

@@ -1,0 +1,585 @@
+"""The hall: what happens when someone clicks or types, for every game alike.
+
+Each flow is thin: parse → load → engine (through the store) → commit → reply → render. The
+reply to an interaction is sent only after the action is committed. Game-specific looks come from
+:mod:`cogs.render`; rules come from the engine; persistence from :mod:`storage`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import discord
+
+from cogs.components import LobbyButton, TableButton, layout
+from cogs.render import get_renderer
+from cogs.render.base import (
+    CLOSED_COLOUR,
+    LOBBY_COLOUR,
+    join_names,
+)
+from engine import get_game
+from engine.rules import RuleError
+from storage import CorruptTable, StaleAction, Store, TableError, TableExists, TableRecord
+
+log = logging.getLogger("siege.hall")
+
+RECENT_EVENTS = 5
+RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
+APOLOGY = "Sorry, something went wrong on our side. The table is safe; try again in a moment."
+NO_MENTIONS = discord.AllowedMentions.none()
+USER_MENTIONS = discord.AllowedMentions(users=True, roles=False, everyone=False)
+DM_CLOSED_CODE = 50007
+UNKNOWN_CHANNEL_CODE = 10003
+
+
+@dataclass
+class Parts:
+    """The pieces of one message: what to send or to edit in place."""
+
+    content: str | None = None
+    embed: discord.Embed | None = None
+    view: discord.ui.View | None = None
+    mentions: discord.AllowedMentions = field(default_factory=lambda: NO_MENTIONS)
+
+    def edit_kwargs(self) -> dict[str, Any]:
+        return {
+            "content": self.content,
+            "embed": self.embed,
+            "view": self.view,
+            "allowed_mentions": self.mentions,
+        }
+
+    def send_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"allowed_mentions": self.mentions}
+        if self.content is not None:
+            kwargs["content"] = self.content
+        if self.embed is not None:
+            kwargs["embed"] = self.embed
+        if self.view is not None:
+            kwargs["view"] = self.view
+        return kwargs
+
+
+def mention(user_id: int) -> str:
+    return f"<@{user_id}>"
+
+
+def jump_url(table: TableRecord) -> str | None:
+    if table.message_id is None:
+        return None
+    guild = table.guild_id if table.guild_id is not None else "@me"
+    return f"https://discord.com/channels/{guild}/{table.channel_id}/{table.message_id}"
+
+
+class Hall:
+    def __init__(self, client: discord.Client, store: Store) -> None:
+        self.client = client
+        self.store = store
+
+    # -- the one error path ------------------------------------------------------------------
+
+    async def guarded(
+        self, interaction: discord.Interaction[Any], flow: Callable[[], Awaitable[None]]
+    ) -> None:
+        """Run a flow: refusals (rule or table) become polite ephemeral replies; anything else
+        is logged with its traceback and the user gets a one-line apology."""
+        try:
+            await flow()
+        except (RuleError, TableError) as exc:
+            await self.refuse(interaction, str(exc))
+        except Exception:
+            log.exception(
+                "unhandled error in interaction %s (%s)",
+                interaction.id,
+                (interaction.data or {}).get("custom_id") or (interaction.data or {}).get("name"),
+            )
+            await self.refuse(interaction, APOLOGY)
+
+    async def refuse(self, interaction: discord.Interaction[Any], text: str) -> None:
+        try:
+            if interaction.response.is_done():
+                await interaction.followup.send(text, ephemeral=True)
+            else:
+                await interaction.response.send_message(text, ephemeral=True)
+        except discord.HTTPException:
+            log.warning("could not deliver a refusal for interaction %s", interaction.id)
+
+    async def _table(self, table_id: int) -> TableRecord:
+        table = await self.store.get_table(table_id)
+        if table is None:
+            raise TableError("That table no longer exists.")
+        return table
+
+    # -- rendering -----------------------------------------------------------------------------
+
+    def names(self, table: TableRecord) -> list[str]:
+        return [mention(uid) for uid in table.seats]
+
+    async def recent_lines(self, table: TableRecord) -> list[str]:
+        renderer = get_renderer(table.game)
+        names = self.names(table)
+        lines: list[str] = []
+        for record in await self.store.recent_actions(table.id, RECENT_EVENTS):
+            for event in record.events:
+                line = renderer.event_line(event, names)
+                if line:
+                    lines.append(line)
+        return lines[-RECENT_EVENTS:]
+
+    async def table_parts(self, table: TableRecord) -> Parts:
+        if table.status == "lobby":
+            return self.lobby_parts(table)
+        if table.status == "cancelled":
+            return self.cancelled_parts(table)
+        renderer = get_renderer(table.game)
+        game = table.engine
+        state = table.running_state()
+        names = self.names(table)
+        view = game.view(state, None)
+        embed = renderer.table_embed(view, names, await self.recent_lines(table))
+        embed.set_footer(text=f"Table #{table.id} · move {table.ply} · /siege rules {table.game}")
+        result = game.result(state)
+        if result is not None:
+            line = renderer.result_line(result, names)
+            embed.insert_field_at(0, name="Result", value=line, inline=False)
+            buttons = discord.ui.View(timeout=None)
+            buttons.add_item(TableButton(table.id, "rematch"))
+            return Parts(content=line, embed=embed, view=buttons)
+        to_act = game.to_act(state)
+        assert to_act is not None
+        legal = game.legal_actions(state, to_act)
+        controls = renderer.table_controls(view, legal)
+        items = [TableButton(table.id, "hand"), TableButton(table.id, "resign")]
+        return Parts(
+            content=f"{names[to_act]}, it's your turn.",
+            embed=embed,
+            view=layout(table.id, table.ply, controls, items),
+            mentions=USER_MENTIONS,
+        )
+
+    def lobby_parts(self, table: TableRecord) -> Parts:
+        game = table.engine
+        seats = "\n".join(f"{i + 1}. {mention(uid)}" for i, uid in enumerate(table.seats))
+        embed = discord.Embed(
+            title=f"{game.title} — a table is open",
+            colour=LOBBY_COLOUR,
+            description=(
+                f"Host: {mention(table.host_id)}\n\n"
+                f"**Seats ({len(table.seats)}/{game.max_seats})**\n{seats}"
+            ),
+        )
+        if game.options:
+            embed.add_field(name="Options", value=self.options_text(table), inline=False)
+        if game.min_seats == game.max_seats:
+            need = f"{game.min_seats} players"
+        else:
+            need = f"{game.min_seats}–{game.max_seats} players"
+        embed.set_footer(
+            text=f"Table #{table.id} · {need} · Join to take a seat; the host starts the game."
+        )
+        can_start = game.min_seats <= len(table.seats) <= game.max_seats
+        view = discord.ui.View(timeout=None)
+        view.add_item(LobbyButton(table.id, "join", disabled=len(table.seats) >= game.max_seats))
+        view.add_item(LobbyButton(table.id, "leave"))
+        view.add_item(
+            LobbyButton(
+                table.id,
+                "start",
+                disabled=not can_start,
+                label="Start" if can_start else f"Start (needs {need})",
+            )
+        )
+        view.add_item(LobbyButton(table.id, "cancel"))
+        return Parts(embed=embed, view=view)
+
+    def options_text(self, table: TableRecord) -> str:
+        lines = []
+        for option in table.engine.options:
+            value = table.options.get(option.name, option.default)
+            label = str(value)
+            if option.labels:
+                label = option.labels[option.choices.index(value)]
+            lines.append(f"{option.description} **{label}**")
+        return "\n".join(lines)
+
+    def cancelled_parts(self, table: TableRecord) -> Parts:
+        embed = discord.Embed(
+            title=f"{table.engine.title} — table closed",
+            description="This table was cancelled.",
+            colour=CLOSED_COLOUR,
+        )
+        embed.set_footer(text=f"Table #{table.id}")
+        return Parts(embed=embed, view=discord.ui.View(timeout=None))
+
+    def panel_parts(self, table: TableRecord, user_id: int, *, for_dm: bool) -> Parts:
+        """A player's private panel: their own view, and their legal actions when it is their
+        turn. The same panel is a DM and the table's "My hand" ephemeral message."""
+        renderer = get_renderer(table.game)
+        game = table.engine
+        state = table.running_state()
+        seat = table.seat_of(user_id)
+        if seat is None:
+            raise TableError("You are not playing at this table.")
+        to_act = game.to_act(state)
+        if to_act is not None and table.seats[to_act] == user_id:
+            seat = to_act
+        names = self.names(table)
+        view = game.view(state, seat)
+        embed = renderer.panel_embed(view, names)
+        where = f"Table #{table.id}"
+        if for_dm:
+            guild = self.client.get_guild(table.guild_id) if table.guild_id else None
+            channel = self.client.get_channel(table.channel_id)
+            place = f"#{getattr(channel, 'name', 'a channel')}"
+            if guild is not None:
+                place += f" in {guild.name}"
+            where = f"{where} · {place}"
+        embed.set_footer(text=f"{where} · only you can see this")
+        controls = []
+        extra: list[discord.ui.Item[Any]] = []
+        if table.status == "cancelled":
+            embed.insert_field_at(0, name="Closed", value="This table was cancelled.")
+        elif table.status == "running":
+            if to_act == seat:
+                controls = renderer.panel_controls(view, game.legal_actions(state, seat))
+            extra.append(TableButton(table.id, "resign"))
+        url = jump_url(table)
+        if for_dm and url:
+            extra.append(discord.ui.Button(label="Open the table", url=url))
+        return Parts(embed=embed, view=layout(table.id, table.ply, controls, extra))
+
+    # -- table message and DM panels -------------------------------------------------------------
+
+    async def refresh_table(self, table: TableRecord) -> None:
+        """Edit the public table message in place (re-post it if it was deleted)."""
+        parts = await self.table_parts(table)
+        channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+        try:
+            if table.message_id is not None:
+                await channel.get_partial_message(table.message_id).edit(**parts.edit_kwargs())
+                return
+        except discord.NotFound as exc:
+            if exc.code == UNKNOWN_CHANNEL_CODE:
+                await self.channel_gone(table.channel_id)
+                return
+        try:
+            message = await channel.send(**parts.send_kwargs())
+        except discord.NotFound:
+            await self.channel_gone(table.channel_id)
+            return
+        except discord.Forbidden:
+            log.warning("table %s: no permission to post in channel %s", table.id, table.channel_id)
+            return
+        await self.store.set_message(table.id, message.id)
+
+    async def channel_gone(self, channel_id: int) -> None:
+        """A table's channel was deleted: its open table is closed, since nobody can see it."""
+        closed = await self.store.close_channel(channel_id)
+        if closed is None:
+            return
+        log.info("table %s closed: its channel %s is gone", closed, channel_id)
+        table = await self.store.get_table(closed)
+        if table is not None and table.state is not None:
+            await self.refresh_panels(table)
+
+    async def refresh_panels(self, table: TableRecord, *, skip_message: int | None = None) -> None:
+        """Send or edit each seated player's DM panel (those who have DMs on)."""
+        for user_id in dict.fromkeys(table.seats):
+            if await self.store.dm_mode(user_id) != "on":
+                continue
+            stored = await self.store.dm_panel(table.id, user_id)
+            if stored is not None and stored[1] == skip_message:
+                continue
+            await self._send_panel(table, user_id, stored)
+
+    async def _send_panel(
+        self, table: TableRecord, user_id: int, stored: tuple[int, int] | None
+    ) -> None:
+        parts = self.panel_parts(table, user_id, for_dm=True)
+        try:
+            if stored is not None:
+                dm = self.client.get_partial_messageable(
+                    stored[0], type=discord.ChannelType.private
+                )
+                try:
+                    await dm.get_partial_message(stored[1]).edit(**parts.edit_kwargs())
+                    return
+                except discord.NotFound:
+                    pass  # the player deleted it: send a fresh one
+            channel = await self.client.create_dm(discord.Object(user_id))
+            message = await channel.send(**parts.send_kwargs())
+            await self.store.set_dm_panel(table.id, user_id, channel.id, message.id)
+        except discord.Forbidden as exc:
+            if exc.code != DM_CLOSED_CODE:
+                log.warning("table %s: DM to a player refused (code %s)", table.id, exc.code)
+                return
+            await self.store.set_dm_mode(user_id, "closed")
+            await self._say_dms_closed(table, user_id)
+        except discord.HTTPException as exc:
+            log.warning("table %s: could not update a DM panel (HTTP %s)", table.id, exc.status)
+
+    async def _say_dms_closed(self, table: TableRecord, user_id: int) -> None:
+        channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+        text = (
+            f"{mention(user_id)}, I can't send you direct messages, so your private panel stays "
+            "behind the table's **My hand** button. Once your DMs are open, run `/siege dm on`."
+        )
+        try:
+            await channel.send(text, allowed_mentions=USER_MENTIONS)
+        except discord.HTTPException:
+            log.warning("table %s: could not post the closed-DM notice", table.id)
+
+    # -- lobby -------------------------------------------------------------------------------------
+
+    async def open_table(
+        self,
+        interaction: discord.Interaction[Any],
+        game_key: str,
+        options: dict[str, Any],
+    ) -> None:
+        """``/siege new``: open a lobby in this channel, or point at the table already here."""
+        if interaction.channel_id is None or interaction.guild_id is None:
+            raise TableError("Tables live in server channels; run this in a channel or thread.")
+        try:
+            table = await self.store.create_table(
+                guild_id=interaction.guild_id,
+                channel_id=interaction.channel_id,
+                game=game_key,
+                host_id=interaction.user.id,
+                options=options,
+            )
+        except TableExists as exc:
+            url = jump_url(exc.table)
+            where = f" here: {url}" if url else "."
+            raise TableError(
+                f"This channel already has an open {exc.table.engine.title} table{where} "
+                "Start a thread to run another game alongside it."
+            ) from None
+        parts = self.lobby_parts(table)
+        await interaction.response.send_message(**parts.send_kwargs())
+        message = await interaction.original_response()
+        await self.store.set_message(table.id, message.id)
+
+    async def on_lobby(self, interaction: discord.Interaction[Any], tid: int, op: str) -> None:
+        async def flow() -> None:
+            user = interaction.user.id
+            if op == "join":
+                table = await self.store.join(tid, user)
+            elif op == "leave":
+                table = await self.store.leave(tid, user)
+            elif op == "start":
+                table = await self.store.start(tid, user)
+            else:
+                table = await self._table(tid)
+                if user != table.host_id and not _can_manage(interaction):
+                    raise TableError("Only the host or a server manager can cancel this table.")
+                table = await self.store.cancel(tid)
+            parts = await self.table_parts(table)
+            await interaction.response.edit_message(**parts.edit_kwargs())
+            if table.status == "running":
+                await self.refresh_panels(table)
+
+        await self.guarded(interaction, flow)
+
+    async def cancel_in_channel(self, interaction: discord.Interaction[Any]) -> None:
+        """``/siege cancel``: the host, or a member with Manage Server, closes the open table."""
+        assert interaction.channel_id is not None
+        try:
+            table = await self.store.open_table_in(interaction.channel_id)
+        except CorruptTable:
+            if not _can_manage(interaction):
+                raise
+            await self.store.close_channel(interaction.channel_id)
+            await interaction.response.send_message("The unreadable table here was closed.")
+            return
+        if table is None:
+            raise TableError("There is no open table in this channel.")
+        if interaction.user.id != table.host_id and not _can_manage(interaction):
+            raise TableError("Only the host or a server manager can cancel this table.")
+        table = await self.store.cancel(table.id)
+        await interaction.response.send_message(
+            f"{mention(interaction.user.id)} cancelled table #{table.id} ({table.engine.title}).",
+            allowed_mentions=NO_MENTIONS,
+        )
+        await self.refresh_table(table)
+        if table.state is not None:
+            await self.refresh_panels(table)
+
+    async def repost_table(self, interaction: discord.Interaction[Any]) -> None:
+        """``/siege table``: post the channel's table again at the bottom."""
+        assert interaction.channel_id is not None
+        table = await self.store.open_table_in(interaction.channel_id)
+        if table is None:
+            raise TableError("There is no open table in this channel. Start one with /siege new.")
+        old = table.message_id
+        parts = await self.table_parts(table)
+        await interaction.response.send_message(**parts.send_kwargs())
+        message = await interaction.original_response()
+        await self.store.set_message(table.id, message.id)
+        if old is not None and old != message.id:
+            channel = self.client.get_partial_messageable(table.channel_id)
+            # It may be lost or deleted: that is often why the table was re-posted.
+            with contextlib.suppress(discord.HTTPException):
+                await channel.get_partial_message(old).edit(
+                    content="This table moved further down the channel.", embed=None, view=None
+                )
+
+    # -- playing -----------------------------------------------------------------------------------
+
+    async def on_act(
+        self, interaction: discord.Interaction[Any], tid: int, ply: int, idx: int
+    ) -> None:
+        async def flow() -> None:
+            table = await self._table(tid)
+            user = interaction.user.id
+            if table.status != "running":
+                raise TableError(
+                    "This game is over." if table.status == "over" else "This table is closed."
+                )
+            if table.seat_of(user) is None:
+                raise TableError("You are not playing at this table.")
+            if ply != table.ply:
+                raise StaleAction("That button is out of date: the game has moved on.")
+            game = table.engine
+            state = table.running_state()
+            to_act = game.to_act(state)
+            if to_act is None or table.seats[to_act] != user:
+                raise RuleError("It is not your turn.")
+            legal = game.legal_actions(state, to_act)
+            if not 0 <= idx < len(legal):
+                raise StaleAction("That choice is out of date: the game has moved on.")
+            table, _ = await self.store.act(tid, user, legal[idx], ply)
+            log.info("table %s: ply %s played (%s)", tid, ply, legal[idx]["type"])
+            await self._after_change(interaction, table)
+
+        await self.guarded(interaction, flow)
+
+    async def _after_change(
+        self, interaction: discord.Interaction[Any], table: TableRecord
+    ) -> None:
+        """Reply on the message that was clicked, then bring the table and panels up to date."""
+        message = interaction.message
+        from_table = message is not None and message.id == table.message_id
+        if from_table:
+            parts = await self.table_parts(table)
+            await interaction.response.edit_message(**parts.edit_kwargs())
+            await self.refresh_panels(table)
+            return
+        parts = self.panel_parts(table, interaction.user.id, for_dm=interaction.guild_id is None)
+        await interaction.response.edit_message(**parts.edit_kwargs())
+        await self.refresh_table(table)
+        await self.refresh_panels(table, skip_message=message.id if message else None)
+
+    async def on_hand(self, interaction: discord.Interaction[Any], tid: int) -> None:
+        async def flow() -> None:
+            table = await self._table(tid)
+            if table.seat_of(interaction.user.id) is None:
+                raise TableError("You are not playing at this table, so you have no hand here.")
+            if table.state is None:
+                raise TableError(
+                    "The game has not started yet."
+                    if table.status == "lobby"
+                    else "This table is closed."
+                )
+            parts = self.panel_parts(table, interaction.user.id, for_dm=False)
+            await interaction.response.send_message(**parts.send_kwargs(), ephemeral=True)
+
+        await self.guarded(interaction, flow)
+
+    async def on_resign(self, interaction: discord.Interaction[Any], tid: int) -> None:
+        async def flow() -> None:
+            table = await self._table(tid)
+            if table.seat_of(interaction.user.id) is None:
+                raise TableError("You are not playing at this table.")
+            if table.status != "running":
+                raise TableError("This game is not running.")
+            view = discord.ui.View(timeout=None)
+            view.add_item(TableButton(tid, "resignok"))
+            await interaction.response.send_message(
+                "Resign this game? It ends at once and counts as a loss for you.",
+                view=view,
+                ephemeral=True,
+            )
+
+        await self.guarded(interaction, flow)
+
+    async def on_resign_confirmed(self, interaction: discord.Interaction[Any], tid: int) -> None:
+        async def flow() -> None:
+            table, _ = await self.store.resign(tid, interaction.user.id)
+            await interaction.response.edit_message(
+                content="You resigned. The table shows the result.", embed=None, view=None
+            )
+            await self.refresh_table(table)
+            await self.refresh_panels(table)
+
+        await self.guarded(interaction, flow)
+
+    async def on_rematch(self, interaction: discord.Interaction[Any], tid: int) -> None:
+        async def flow() -> None:
+            old = await self._table(tid)
+            if old.seat_of(interaction.user.id) is None:
+                raise TableError("Only the players of this game can ask for a rematch.")
+            if old.status != "over" or old.result is None:
+                raise TableError("The game is not over yet.")
+            game = get_game(old.game)
+            options = game.rematch_options(old.options, old.result)
+            try:
+                table = await self.store.create_table(
+                    guild_id=old.guild_id,
+                    channel_id=old.channel_id,
+                    game=old.game,
+                    host_id=interaction.user.id,
+                    options=options,
+                    seats=old.seats,
+                    start=True,
+                    rematch_of=old.id,
+                )
+            except TableExists as exc:
+                url = jump_url(exc.table)
+                raise TableError(
+                    "This channel already has an open table" + (f": {url}" if url else ".")
+                ) from None
+            parts = await self.table_parts(table)
+            await interaction.response.send_message(**parts.send_kwargs())
+            message = await interaction.original_response()
+            await self.store.set_message(table.id, message.id)
+            table = await self._table(table.id)
+            await self.refresh_panels(table)
+
+        await self.guarded(interaction, flow)
+
+    # -- players -----------------------------------------------------------------------------------
+
+    async def set_dms(self, interaction: discord.Interaction[Any], on: bool) -> None:
+        user = interaction.user.id
+        await self.store.set_dm_mode(user, "on" if on else "off")
+        if not on:
+            await interaction.response.send_message(
+                "Done: no more DMs. Use the **My hand** button on a table to see your hand.",
+                ephemeral=True,
+            )
+            return
+        await interaction.response.send_message(
+            "Done: I'll keep your private panels in your DMs.", ephemeral=True
+        )
+        for table in await self.store.open_tables_of(user):
+            if table.status == "running":
+                await self.refresh_panels(table)
+
+    async def rules_text(self, game_key: str) -> str:
+        path = RULES_DIR / f"{game_key}.md"
+        return path.read_text(encoding="utf-8")
+
+
+def _can_manage(interaction: discord.Interaction[Any]) -> bool:
+    perms = getattr(interaction, "permissions", None)
+    return bool(perms and perms.manage_guild)
+
+
+__all__ = ["Hall", "Parts", "join_names", "mention"]

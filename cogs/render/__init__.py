@@ -1,0 +1,23 @@
+"""How each game looks on Discord, kept apart from its rules.
+
+A renderer turns engine *views* (never raw states) and events into embeds and *controls*; the
+generic layout in :mod:`cogs.components` turns controls into buttons and select menus whose
+custom ids carry the table id, the ply and the index of the action in the engine's legal list.
+No rule lives here: renderers only describe what the engine says.
+"""
+
+from __future__ import annotations
+
+from cogs.render.base import Renderer
+from cogs.render.castles import RENDERER as CASTLES
+
+RENDERERS: dict[str, Renderer] = {r.game: r for r in (CASTLES,)}
+
+
+def get_renderer(game: str) -> Renderer:
+    return RENDERERS[game]
+
+
+def playable_games() -> list[str]:
+    """Game keys that have both rules and a Discord renderer (offered by ``/siege new``)."""
+    return list(RENDERERS)

@@ -1,0 +1,88 @@
+"""The shared vocabulary of game renderers: controls, colours and the Renderer protocol.
+
+A renderer turns engine *views* (never raw states) and events into embeds and *controls*; the
+generic layout in :mod:`cogs.components` turns controls into buttons and select menus whose
+custom ids carry the table id, the ply and the index of the action in the engine's legal list.
+No rule lives here: renderers only describe what the engine says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import discord
+
+from engine.rules import Action, Event, Result
+
+View = dict[str, Any]
+# Colours: calm blue for a lobby, gold while playing, green for a finished game, grey cancelled.
+LOBBY_COLOUR = discord.Colour(0x3B82F6)
+PLAYING_COLOUR = discord.Colour(0xD4A017)
+OVER_COLOUR = discord.Colour(0x2E9D5B)
+CLOSED_COLOUR = discord.Colour(0x6B7280)
+
+
+@dataclass(frozen=True)
+class ActionButton:
+    """A button that takes the legal action at ``index``."""
+
+    label: str
+    index: int
+    style: discord.ButtonStyle = discord.ButtonStyle.secondary
+    emoji: str | None = None
+
+
+@dataclass(frozen=True)
+class ActionChoice:
+    label: str
+    index: int
+    description: str | None = None
+    emoji: str | None = None
+
+
+@dataclass(frozen=True)
+class ActionSelect:
+    """A select menu whose options take legal actions (split into menus of 25 by the layout)."""
+
+    placeholder: str
+    choices: tuple[ActionChoice, ...] = field(default=())
+
+
+Control = ActionButton | ActionSelect
+
+
+class Renderer(Protocol):
+    """What a game provides to be shown on Discord."""
+
+    game: str
+    title: str
+
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+        """The public table: ``view`` is the spectator view (seat None)."""
+        ...
+
+    def panel_embed(self, view: View, names: list[str]) -> discord.Embed:
+        """A seat's private panel: ``view`` is that seat's own view."""
+        ...
+
+    def table_controls(self, view: View, legal: list[Action]) -> list[Control]:
+        """Public actions of the seat to act, shown on the table message."""
+        ...
+
+    def panel_controls(self, view: View, legal: list[Action]) -> list[Control]:
+        """Every legal action of the seat, shown on its private panel."""
+        ...
+
+    def event_line(self, event: Event, names: list[str]) -> str | None:
+        """One past-tense line for the table's recent events (None: not worth a line)."""
+        ...
+
+    def result_line(self, result: Result, names: list[str]) -> str: ...
+
+
+def join_names(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]

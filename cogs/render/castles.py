@@ -1,0 +1,257 @@
+"""Castles Besieged on Discord: the table embed, the hand panel and the action controls.
+
+Reads only engine views (``engine.castles.Castles.view``) and events; the needed rolls it shows
+come from the view, not from rules of its own.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from cogs.render.base import (
+    OVER_COLOUR,
+    PLAYING_COLOUR,
+    ActionButton,
+    ActionChoice,
+    ActionSelect,
+    Control,
+    View,
+)
+from engine import cards
+from engine.castles import FLAVOUR, HITS_TO_LOSE, QUIET_TURNS_LIMIT
+from engine.rules import Action, Event, Result
+
+ATTACK_BUTTONS_MAX = 5
+
+
+def _card(code: str) -> str:
+    return f"**{cards.pretty(code)}**"
+
+
+def _flavour(code: str) -> str:
+    return FLAVOUR[cards.value(code)]
+
+
+class CastlesRenderer:
+    game = "castles"
+    title = "Castles Besieged"
+
+    # -- embeds ----------------------------------------------------------------------------------
+
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+        summary = view["summary"]
+        result = view["result"]
+        embed = discord.Embed(
+            title=f"⚔️ {self.title}", colour=OVER_COLOUR if result else PLAYING_COLOUR
+        )
+        lines = [self._seat_line(summary, names, seat) for seat in (0, 1)]
+        pile_line = f"🂠 Draw pile **{summary['pile']}** · ☠️ killed **{summary['discard']}**"
+        if summary["pile"] == 0 and result is None:
+            pile_line += f" · quiet turns {summary['quiet_turns']}/{QUIET_TURNS_LIMIT}"
+        lines.append(pile_line)
+        lines.append("")
+        lines.append(f"**Battle lines** — left {names[0]}, right {names[1]}")
+        lines.extend(self._battle_lines(summary["rows"]))
+        if result is None:
+            lines.append("")
+            lines.append(f"▶️ {names[view['to_act']]} to act.")
+        embed.description = "\n".join(lines)
+        if summary["last_attack"] is not None:
+            embed.add_field(
+                name="Last attack",
+                value=self._last_attack(summary["last_attack"], names),
+                inline=False,
+            )
+        if recent:
+            embed.add_field(name="Recent", value="\n".join(recent), inline=False)
+        return embed
+
+    def panel_embed(self, view: View, names: list[str]) -> discord.Embed:
+        seat = view["seat"]
+        summary = view["summary"]
+        hand = view["hand"]
+        embed = discord.Embed(title=f"🂠 Your hand — {self.title}", colour=PLAYING_COLOUR)
+        if hand:
+            embed.description = "\n".join(f"{_card(c)} {_flavour(c)}" for c in hand)
+        else:
+            embed.description = "*Your hand is empty.*"
+        other = 1 - seat
+        embed.add_field(
+            name="Castles",
+            value=(
+                f"Yours: {summary['hits'][seat]}/{HITS_TO_LOSE} hits · "
+                f"{names[other]}: {summary['hits'][other]}/{HITS_TO_LOSE} hits"
+            ),
+            inline=False,
+        )
+        row = summary["rows"][seat]
+        embed.add_field(
+            name="Your row",
+            value=" ".join(cards.pretty(c) for c in row) if row else "empty",
+            inline=False,
+        )
+        if view["result"] is not None:
+            embed.add_field(name="Game over", value="See the table for the result.", inline=False)
+        elif view["to_act"] == seat:
+            embed.add_field(name="Your turn", value="Draw, lay a card or attack.", inline=False)
+        else:
+            embed.add_field(name="Waiting", value=f"{names[view['to_act']]} is to act.")
+        return embed
+
+    def _seat_line(self, summary: View, names: list[str], seat: int) -> str:
+        dealer = " · dealer" if summary["dealer"] == seat else ""
+        return (
+            f"🏰 {names[seat]} — hits taken **{summary['hits'][seat]}**/{HITS_TO_LOSE} · "
+            f"{summary['hand_sizes'][seat]} in hand{dealer}"
+        )
+
+    @staticmethod
+    def _battle_lines(rows: list[list[str]]) -> list[str]:
+        left, right = rows
+        if not left and not right:
+            return ["*No cards in play yet.*"]
+        out = []
+        for pos in range(max(len(left), len(right))):
+            a = cards.pretty(left[pos]) if pos < len(left) else None
+            b = cards.pretty(right[pos]) if pos < len(right) else None
+            if a and b:
+                out.append(f"`{pos + 1:>2}` {a} ⚔️ {b}")
+            elif a:
+                out.append(f"`{pos + 1:>2}` {a} ➡️ 🏰")
+            else:
+                out.append(f"`{pos + 1:>2}` 🏰 ⬅️ {b}")
+        return out
+
+    @staticmethod
+    def _last_attack(attack: View, names: list[str]) -> str:
+        dice = attack["dice"]
+        outcome = "hit" if attack["hit"] else "missed"
+        target = "castle" if attack["target"] == "player" else "card"
+        return (
+            f"{names[attack['seat']]}'s card at position {attack['pos'] + 1} attacked "
+            f"the {target}: needed {attack['needed']}+, rolled {dice[0]} + {dice[1]} = "
+            f"{sum(dice)} — {outcome}."
+        )
+
+    # -- controls --------------------------------------------------------------------------------
+
+    def table_controls(self, view: View, legal: list[Action]) -> list[Control]:
+        controls: list[Control] = []
+        attacks: list[tuple[int, Action]] = []
+        for index, action in enumerate(legal):
+            if action["type"] == "draw":
+                label = f"Draw ({view['summary']['pile']} left)"
+                controls.append(ActionButton(label, index, discord.ButtonStyle.primary, "🂠"))
+            elif action["type"] == "pass":
+                controls.append(ActionButton("Pass (nothing to do)", index))
+            elif action["type"] == "attack":
+                attacks.append((index, action))
+        controls.extend(self._attack_controls(view, attacks))
+        return controls
+
+    def panel_controls(self, view: View, legal: list[Action]) -> list[Control]:
+        controls = self.table_controls(view, legal)
+        seat = view["seat"]
+        rows = view["summary"]["rows"]
+        pos = len(rows[seat])
+        facing = rows[1 - seat][pos] if pos < len(rows[1 - seat]) else None
+        where = f"to position {pos + 1}, " + (
+            f"facing {cards.pretty(facing)}" if facing else "unblocked"
+        )
+        lays = tuple(
+            ActionChoice(
+                label=f"{cards.pretty(a['card'])} {_flavour(a['card'])}",
+                index=i,
+                description=f"Lay it {where}",
+            )
+            for i, a in enumerate(legal)
+            if a["type"] == "lay"
+        )
+        if lays:
+            # Lays first after the buttons: they are what only the panel can offer.
+            controls.insert(
+                sum(isinstance(c, ActionButton) for c in controls),
+                ActionSelect("Lay a card from your hand…", lays),
+            )
+        return controls
+
+    def _attack_controls(self, view: View, attacks: list[tuple[int, Action]]) -> list[Control]:
+        if not attacks:
+            return []
+        seat = view["to_act"]
+        rows = view["summary"]["rows"]
+        odds = view["attacks"][seat]
+        labelled = []
+        for index, action in attacks:
+            pos = action["pos"]
+            card = cards.pretty(rows[seat][pos])
+            info = odds[pos]
+            is_card = info["target"] == "card"
+            target = cards.pretty(rows[1 - seat][pos]) if is_card else "castle"
+            labelled.append((index, f"{card} → {target}", f"needs {info['needed']}+"))
+        if len(labelled) <= ATTACK_BUTTONS_MAX:
+            return [
+                ActionButton(f"Attack {text} ({need})", index, discord.ButtonStyle.danger, None)
+                for index, text, need in labelled
+            ]
+        return [
+            ActionSelect(
+                "Attack with a card in your row…",
+                tuple(
+                    ActionChoice(f"#{n + 1} {text}", index, f"Two dice, {need}")
+                    for n, (index, text, need) in enumerate(labelled)
+                ),
+            )
+        ]
+
+    # -- words -----------------------------------------------------------------------------------
+
+    def event_line(self, event: Event, names: list[str]) -> str | None:
+        kind = event["type"]
+        who = names[event["seat"]] if "seat" in event else ""
+        if kind == "card_drawn":
+            return f"{who} drew a card ({event['pile']} left in the pile)."
+        if kind == "card_laid":
+            card = event["card"]
+            return f"{who} laid {_card(card)} ({_flavour(card)}) at position {event['pos'] + 1}."
+        if kind == "attacked":
+            dice = event["dice"]
+            roll = f"needed {event['needed']}+, rolled {dice[0]} + {dice[1]} = {sum(dice)}"
+            attacker = _card(event["card"])
+            other = names[1 - event["seat"]]
+            if event["target"] == "card":
+                target = f"{other}'s {_card(event['target_card'])}"
+                outcome = "killed it!" if event["hit"] else "missed."
+            else:
+                target = f"{other}'s castle"
+                outcome = f"a hit ({event['hits']}/{HITS_TO_LOSE})!" if event["hit"] else "missed."
+            return f"{who}'s {attacker} attacked {target}: {roll} — {outcome}"
+        if kind == "passed":
+            return f"{who} had nothing left to do and passed."
+        if kind == "resigned":
+            return f"{who} resigned."
+        if kind == "game_ended":
+            return None
+        return None
+
+    def result_line(self, result: Result, names: list[str]) -> str:
+        scores = result.scores or (0, 0)
+        if result.reason == "castle_stormed":
+            winner = result.winners[0]
+            return (
+                f"🏆 {names[winner]} stormed {names[1 - winner]}'s castle "
+                f"({scores[1 - winner]} hits to {scores[winner]})."
+            )
+        if result.reason == "resigned":
+            winner = result.winners[0]
+            return f"🏳️ {names[1 - winner]} resigned; {names[winner]} wins."
+        if result.winners:
+            winner = result.winners[0]
+            return (
+                f"🤝 Stalemate: {names[winner]} wins on the tie-break "
+                f"(hits {scores[0]}–{scores[1]})."
+            )
+        return f"🤝 Stalemate: a draw (hits {scores[0]}–{scores[1]}, equal rows)."
+
+
+RENDERER = CastlesRenderer()

@@ -1,0 +1,153 @@
+"""The ``/siege`` slash commands and the listeners that keep tables tidy.
+
+Thin by design: each command parses its options and hands over to :class:`cogs.hall.Hall`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.render import playable_games
+from engine import get_game
+from storage import TableError
+
+if TYPE_CHECKING:
+    from bot import SiegeBot
+
+log = logging.getLogger("siege.commands")
+
+GAME_CHOICES = [app_commands.Choice(name=get_game(k).title, value=k) for k in playable_games()]
+DEALER_CHOICES = [
+    app_commands.Choice(name="Random", value="random"),
+    app_commands.Choice(name="The host (seat 1)", value="0"),
+    app_commands.Choice(name="The second player (seat 2)", value="1"),
+]
+EMBED_DESCRIPTION_MAX = 4096
+MESSAGE_EMBEDS_TOTAL_MAX = 5800
+
+
+def rules_pages(title: str, text: str) -> list[discord.Embed]:
+    """A rules document as embeds: split on blank lines into descriptions of at most 4096."""
+    pages: list[str] = []
+    current = ""
+    for block in text.strip().split("\n\n"):
+        candidate = f"{current}\n\n{block}" if current else block
+        if len(candidate) > EMBED_DESCRIPTION_MAX - 100:
+            pages.append(current)
+            current = block
+        else:
+            current = candidate
+    if current:
+        pages.append(current)
+    embeds = []
+    for n, page in enumerate(pages, start=1):
+        suffix = f" ({n}/{len(pages)})" if len(pages) > 1 else ""
+        embeds.append(discord.Embed(title=f"{title} — rules{suffix}", description=page))
+    return embeds
+
+
+class Siege(commands.Cog):
+    siege = app_commands.Group(
+        name="siege", description="Siege Hall: siege-themed tabletop games", guild_only=True
+    )
+    dm = app_commands.Group(name="dm", description="Where your private panels go", parent=siege)
+
+    def __init__(self, bot: SiegeBot) -> None:
+        self.bot = bot
+
+    @property
+    def hall(self) -> Any:
+        return self.bot.hall
+
+    @siege.command(name="new", description="Open a table for a game in this channel.")
+    @app_commands.describe(
+        game="The game to play",
+        dealer="Castles Besieged only: who deals (the other player moves first)",
+    )
+    @app_commands.choices(game=GAME_CHOICES, dealer=DEALER_CHOICES)
+    async def new(
+        self,
+        interaction: discord.Interaction[Any],
+        game: app_commands.Choice[str],
+        dealer: app_commands.Choice[str] | None = None,
+    ) -> None:
+        async def flow() -> None:
+            engine = get_game(game.value)
+            options: dict[str, Any] = {}
+            if dealer is not None:
+                if not any(o.name == "dealer" for o in engine.options):
+                    raise TableError(f"{engine.title} has no dealer option.")
+                options["dealer"] = None if dealer.value == "random" else int(dealer.value)
+            await self.hall.open_table(interaction, game.value, options)
+
+        await self.hall.guarded(interaction, flow)
+
+    @siege.command(name="cancel", description="Close this channel's open table.")
+    async def cancel(self, interaction: discord.Interaction[Any]) -> None:
+        await self.hall.guarded(interaction, lambda: self.hall.cancel_in_channel(interaction))
+
+    @siege.command(name="table", description="Post this channel's table again at the bottom.")
+    async def table(self, interaction: discord.Interaction[Any]) -> None:
+        await self.hall.guarded(interaction, lambda: self.hall.repost_table(interaction))
+
+    @siege.command(name="rules", description="Read the rules of a game (only you see them).")
+    @app_commands.describe(game="The game whose rules to show")
+    @app_commands.choices(game=GAME_CHOICES)
+    async def rules(
+        self, interaction: discord.Interaction[Any], game: app_commands.Choice[str]
+    ) -> None:
+        async def flow() -> None:
+            text = await self.hall.rules_text(game.value)
+            embeds = rules_pages(get_game(game.value).title, text)
+            batch: list[discord.Embed] = []
+            sent = False
+            for embed in embeds:
+                size = sum(len(e) for e in batch) + len(embed)
+                if batch and (size > MESSAGE_EMBEDS_TOTAL_MAX or len(batch) == 10):
+                    await self._send_private(interaction, batch, sent)
+                    sent, batch = True, []
+                batch.append(embed)
+            await self._send_private(interaction, batch, sent)
+
+        await self.hall.guarded(interaction, flow)
+
+    @staticmethod
+    async def _send_private(
+        interaction: discord.Interaction[Any], embeds: list[discord.Embed], followup: bool
+    ) -> None:
+        if followup:
+            await interaction.followup.send(embeds=embeds, ephemeral=True)
+        else:
+            await interaction.response.send_message(embeds=embeds, ephemeral=True)
+
+    @dm.command(name="on", description="Send my hands and panels to my DMs.")
+    async def dm_on(self, interaction: discord.Interaction[Any]) -> None:
+        await self.hall.guarded(interaction, lambda: self.hall.set_dms(interaction, True))
+
+    @dm.command(name="off", description="Stop DMs; I'll use the table's My hand button.")
+    async def dm_off(self, interaction: discord.Interaction[Any]) -> None:
+        await self.hall.guarded(interaction, lambda: self.hall.set_dms(interaction, False))
+
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        # Flows run inside Hall.guarded; this catches what fails before a flow starts.
+        log.error("slash command failed", exc_info=error)
+        await self.hall.refuse(interaction, "Sorry, something went wrong handling that command.")
+
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        await self.hall.channel_gone(channel.id)
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        await self.hall.channel_gone(payload.thread_id)
+
+
+async def setup(bot: SiegeBot) -> None:
+    await bot.add_cog(Siege(bot))
