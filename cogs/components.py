@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
 
-from cogs.render.base import ActionButton, Control
+from cogs.render.base import (
+    ActionButton,
+    ActionChoice,
+    BackButton,
+    Control,
+    StageChoice,
+    StageSelect,
+)
 
 if TYPE_CHECKING:
     from cogs.hall import Hall
@@ -25,7 +32,7 @@ ROW_BUTTONS_MAX = 5
 
 
 def hall_of(interaction: discord.Interaction[Any]) -> Hall:
-    hall: Hall = interaction.client.hall  # type: ignore[attr-defined]
+    hall: Hall = getattr(interaction.client, "hall")  # noqa: B009 - set by SiegeBot.setup_hook
     return hall
 
 
@@ -115,6 +122,52 @@ class ActSelect(
         await hall_of(interaction).on_act(interaction, self.tid, self.ply, idx)
 
 
+class StageMenu(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"sh:stage:(?P<tid>\d+):(?P<ply>\d+):(?P<n>\d+)",
+):
+    """The first step of a two-step choice; its option values are the renderer's stage keys."""
+
+    def __init__(self, tid: int, ply: int, n: int, select: discord.ui.Select[Any]):
+        select.custom_id = f"sh:stage:{tid}:{ply}:{n}"
+        super().__init__(select)
+        self.tid, self.ply = tid, ply
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> StageMenu:
+        assert isinstance(item, discord.ui.Select)
+        return cls(int(match["tid"]), int(match["ply"]), int(match["n"]), item)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        values = self.item.values
+        key = values[0] if values else None
+        await hall_of(interaction).on_stage(interaction, self.tid, self.ply, key)
+
+
+class BackToPanel(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sh:back:(?P<tid>\d+):(?P<ply>\d+)",
+):
+    def __init__(self, tid: int, ply: int, label: str = "Back"):
+        super().__init__(
+            discord.ui.Button(
+                label=label, style=discord.ButtonStyle.secondary, custom_id=f"sh:back:{tid}:{ply}"
+            )
+        )
+        self.tid, self.ply = tid, ply
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> BackToPanel:
+        return cls(int(match["tid"]), int(match["ply"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await hall_of(interaction).on_stage(interaction, self.tid, self.ply, None)
+
+
 class TableButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"sh:(?P<op>hand|resign|resignok|rematch):(?P<tid>\d+)",
@@ -156,8 +209,15 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     LobbyButton,
     ActButton,
     ActSelect,
+    StageMenu,
+    BackToPanel,
     TableButton,
 )
+
+
+def _choice_value(choice: ActionChoice | StageChoice) -> str:
+    """Action menus carry the index into the legal list; stage menus the renderer's key."""
+    return choice.key if isinstance(choice, StageChoice) else str(choice.index)
 
 
 def layout(
@@ -177,6 +237,9 @@ def layout(
         if isinstance(control, ActionButton):
             buttons.append(ActButton(tid, ply, control))
             continue
+        if isinstance(control, BackButton):
+            buttons.append(BackToPanel(tid, ply, control.label))
+            continue
         chunks = [
             control.choices[i : i + SELECT_MAX_OPTIONS]
             for i in range(0, len(control.choices), SELECT_MAX_OPTIONS)
@@ -190,7 +253,7 @@ def layout(
                 options=[
                     discord.SelectOption(
                         label=_truncate(choice.label, 100),
-                        value=str(choice.index),
+                        value=_choice_value(choice),
                         description=_truncate(choice.description, 100)
                         if choice.description
                         else None,
@@ -199,7 +262,12 @@ def layout(
                     for choice in chunk
                 ],
             )
-            selects.append(ActSelect(tid, ply, n, select))
+            menu: discord.ui.Item[Any] = (
+                StageMenu(tid, ply, n, select)
+                if isinstance(control, StageSelect)
+                else ActSelect(tid, ply, n, select)
+            )
+            selects.append(menu)
             n += 1
     buttons.extend(extra)
     row = 0

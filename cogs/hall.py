@@ -97,7 +97,7 @@ class Hall:
             log.exception(
                 "unhandled error in interaction %s (%s)",
                 interaction.id,
-                (interaction.data or {}).get("custom_id") or (interaction.data or {}).get("name"),
+                _interaction_name(interaction),
             )
             await self.refuse(interaction, APOLOGY)
 
@@ -217,7 +217,9 @@ class Hall:
         embed.set_footer(text=f"Table #{table.id}")
         return Parts(embed=embed, view=discord.ui.View(timeout=None))
 
-    def panel_parts(self, table: TableRecord, user_id: int, *, for_dm: bool) -> Parts:
+    def panel_parts(
+        self, table: TableRecord, user_id: int, *, for_dm: bool, stage: str | None = None
+    ) -> Parts:
         """A player's private panel: their own view, and their legal actions when it is their
         turn. The same panel is a DM and the table's "My hand" ephemeral message."""
         renderer = get_renderer(table.game)
@@ -247,7 +249,8 @@ class Hall:
             embed.insert_field_at(0, name="Closed", value="This table was cancelled.")
         elif table.status == "running":
             if to_act == seat:
-                controls = renderer.panel_controls(view, game.legal_actions(state, seat))
+                legal = game.legal_actions(state, seat)
+                controls = renderer.panel_controls(view, legal, stage)
             extra.append(TableButton(table.id, "resign"))
         url = jump_url(table)
         if for_dm and url:
@@ -460,6 +463,27 @@ class Hall:
 
         await self.guarded(interaction, flow)
 
+    async def on_stage(
+        self, interaction: discord.Interaction[Any], tid: int, ply: int, stage: str | None
+    ) -> None:
+        """A first step of a two-step move was chosen (or Back): show the panel narrowed to it.
+        Nothing is committed; the second step's controls carry the actions."""
+
+        async def flow() -> None:
+            table = await self._table(tid)
+            if table.status != "running":
+                raise TableError("This table is no longer running.")
+            if table.seat_of(interaction.user.id) is None:
+                raise TableError("You are not playing at this table.")
+            if ply != table.ply:
+                raise StaleAction("That menu is out of date: the game has moved on.")
+            parts = self.panel_parts(
+                table, interaction.user.id, for_dm=interaction.guild_id is None, stage=stage
+            )
+            await interaction.response.edit_message(**parts.edit_kwargs())
+
+        await self.guarded(interaction, flow)
+
     async def _after_change(
         self, interaction: discord.Interaction[Any], table: TableRecord
     ) -> None:
@@ -575,6 +599,11 @@ class Hall:
     async def rules_text(self, game_key: str) -> str:
         path = RULES_DIR / f"{game_key}.md"
         return path.read_text(encoding="utf-8")
+
+
+def _interaction_name(interaction: discord.Interaction[Any]) -> str:
+    data: dict[str, Any] = dict(interaction.data or {})
+    return str(data.get("custom_id") or data.get("name") or "?")
 
 
 def _can_manage(interaction: discord.Interaction[Any]) -> bool:

@@ -49,7 +49,33 @@ class ActionSelect:
     choices: tuple[ActionChoice, ...] = field(default=())
 
 
-Control = ActionButton | ActionSelect
+@dataclass(frozen=True)
+class StageChoice:
+    """A first step of a two-step choice (a card, then its target): ``key`` is the renderer's own
+    name for the step, handed back to ``panel_controls`` as ``stage``."""
+
+    label: str
+    key: str
+    description: str | None = None
+    emoji: str | None = None
+
+
+@dataclass(frozen=True)
+class StageSelect:
+    """A select menu that narrows the panel to one first step; it takes no action by itself."""
+
+    placeholder: str
+    choices: tuple[StageChoice, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class BackButton:
+    """Leaves a chosen first step and shows the whole panel again."""
+
+    label: str = "Back"
+
+
+Control = ActionButton | ActionSelect | StageSelect | BackButton
 
 
 class Renderer(Protocol):
@@ -70,8 +96,12 @@ class Renderer(Protocol):
         """Public actions of the seat to act, shown on the table message."""
         ...
 
-    def panel_controls(self, view: View, legal: list[Action]) -> list[Control]:
-        """Every legal action of the seat, shown on its private panel."""
+    def panel_controls(
+        self, view: View, legal: list[Action], stage: str | None = None
+    ) -> list[Control]:
+        """Every legal action of the seat, shown on its private panel. Games whose moves take
+        two steps offer a StageSelect first; its key comes back here as ``stage``, and the
+        controls then show the second step (with a BackButton)."""
         ...
 
     def event_line(self, event: Event, names: list[str]) -> str | None:

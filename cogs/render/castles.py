@@ -149,7 +149,9 @@ class CastlesRenderer:
         controls.extend(self._attack_controls(view, attacks))
         return controls
 
-    def panel_controls(self, view: View, legal: list[Action]) -> list[Control]:
+    def panel_controls(
+        self, view: View, legal: list[Action], stage: str | None = None
+    ) -> list[Control]:
         controls = self.table_controls(view, legal)
         seat = view["seat"]
         rows = view["summary"]["rows"]
