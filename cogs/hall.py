@@ -205,7 +205,7 @@ class Hall:
             label = str(value)
             if option.labels:
                 label = option.labels[option.choices.index(value)]
-            lines.append(f"{option.description} **{label}**")
+            lines.append(f"{option.name.capitalize()}: **{label}** — {option.description}")
         return "\n".join(lines)
 
     def cancelled_parts(self, table: TableRecord) -> Parts:

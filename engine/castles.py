@@ -75,7 +75,7 @@ class Castles:
             name="dealer",
             default=None,
             choices=(None, 0, 1),
-            description="Who deals (the other player moves first); random when not set.",
+            description="the dealer's opponent moves first.",
             labels=("Random", "Seat 1", "Seat 2"),
         ),
     )
@@ -106,7 +106,7 @@ class Castles:
         dealer = opts["dealer"]
         stack_dealer = stack.get("dealer")
         if stack_dealer is not None and (
-            isinstance(stack_dealer, bool) or stack_dealer not in (0, 1)
+            type(stack_dealer) is not int or stack_dealer not in (0, 1)
         ):
             raise SetupError("Stack 'dealer' must be 0 or 1.")
         if dealer is not None and stack_dealer is not None and stack_dealer != dealer:

@@ -157,14 +157,12 @@ class CastlesRenderer:
         rows = view["summary"]["rows"]
         pos = len(rows[seat])
         facing = rows[1 - seat][pos] if pos < len(rows[1 - seat]) else None
-        where = f"to position {pos + 1}, " + (
-            f"facing {cards.pretty(facing)}" if facing else "unblocked"
-        )
+        where = f"facing {cards.pretty(facing)}" if facing else "unblocked"
         lays = tuple(
             ActionChoice(
                 label=f"{cards.pretty(a['card'])} {_flavour(a['card'])}",
                 index=i,
-                description=f"Lay it {where}",
+                description=f"Value {cards.value(a['card'])}",
             )
             for i, a in enumerate(legal)
             if a["type"] == "lay"
@@ -173,7 +171,7 @@ class CastlesRenderer:
             # Lays first after the buttons: they are what only the panel can offer.
             controls.insert(
                 sum(isinstance(c, ActionButton) for c in controls),
-                ActionSelect("Lay a card from your hand…", lays),
+                ActionSelect(f"Lay a card at position {pos + 1} ({where})…", lays),
             )
         return controls
 
