@@ -74,6 +74,7 @@ class SiegeBot(commands.Bot):
         self.settings = settings
 
     async def setup_hook(self) -> None:
+        keep_secrets_out_of_logs()
         self.store = await Store.open(self.settings.database_path)
         version = await self.store.migrate()
         log.info("database %s at schema version %s", self.settings.database_path, version)
@@ -104,8 +105,22 @@ def create_bot(settings: Settings, **client_options: Any) -> SiegeBot:
     return SiegeBot(settings, **client_options)
 
 
+# At DEBUG, discord.py logs whole request and gateway payloads (private panels, interaction
+# tokens) and aiosqlite logs every statement with its parameters (game states, hands included).
+# Whatever LOG_LEVEL says, these loggers stay at INFO or quieter.
+PAYLOAD_LOGGERS = ("discord.http", "discord.gateway", "discord.webhook.async_", "aiosqlite")
+
+
+def keep_secrets_out_of_logs() -> None:
+    for name in PAYLOAD_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.level < logging.INFO:  # NOTSET (0) would inherit a DEBUG root
+            logger.setLevel(logging.INFO)
+
+
 def configure_logging(level: str) -> None:
     discord.utils.setup_logging(level=getattr(logging, level, logging.INFO), root=True)
+    keep_secrets_out_of_logs()
 
 
 def main() -> int:

@@ -259,27 +259,29 @@ class Hall:
 
     # -- table message and DM panels -------------------------------------------------------------
 
-    async def refresh_table(self, table: TableRecord) -> None:
-        """Edit the public table message in place (re-post it if it was deleted)."""
+    async def refresh_table(self, table: TableRecord) -> bool:
+        """Edit the public table message in place (re-post it if it was deleted). Returns False
+        when the channel turned out to be gone, in which case the table was closed."""
         parts = await self.table_parts(table)
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
         try:
             if table.message_id is not None:
                 await channel.get_partial_message(table.message_id).edit(**parts.edit_kwargs())
-                return
+                return True
         except discord.NotFound as exc:
             if exc.code == UNKNOWN_CHANNEL_CODE:
                 await self.channel_gone(table.channel_id)
-                return
+                return False
         try:
             message = await channel.send(**parts.send_kwargs())
         except discord.NotFound:
             await self.channel_gone(table.channel_id)
-            return
+            return False
         except discord.Forbidden:
             log.warning("table %s: no permission to post in channel %s", table.id, table.channel_id)
-            return
+            return True
         await self.store.set_message(table.id, message.id)
+        return True
 
     async def channel_gone(self, channel_id: int) -> None:
         """A table's channel was deleted: its open table is closed, since nobody can see it."""
@@ -410,8 +412,7 @@ class Hall:
             f"{mention(interaction.user.id)} cancelled table #{table.id} ({table.engine.title}).",
             allowed_mentions=NO_MENTIONS,
         )
-        await self.refresh_table(table)
-        if table.state is not None:
+        if await self.refresh_table(table) and table.state is not None:
             await self.refresh_panels(table)
 
     async def repost_table(self, interaction: discord.Interaction[Any]) -> None:
@@ -497,8 +498,8 @@ class Hall:
             return
         parts = self.panel_parts(table, interaction.user.id, for_dm=interaction.guild_id is None)
         await interaction.response.edit_message(**parts.edit_kwargs())
-        await self.refresh_table(table)
-        await self.refresh_panels(table, skip_message=message.id if message else None)
+        if await self.refresh_table(table):
+            await self.refresh_panels(table, skip_message=message.id if message else None)
 
     async def on_hand(self, interaction: discord.Interaction[Any], tid: int) -> None:
         async def flow() -> None:
@@ -539,8 +540,8 @@ class Hall:
             await interaction.response.edit_message(
                 content="You resigned. The table shows the result.", embed=None, view=None
             )
-            await self.refresh_table(table)
-            await self.refresh_panels(table)
+            if await self.refresh_table(table):
+                await self.refresh_panels(table)
 
         await self.guarded(interaction, flow)
 

@@ -392,6 +392,28 @@ class FakeDiscord:
         self.register_channel(thread)
         return thread
 
+    def delete_channel(self, channel: FakeChannel, *, notify: bool = True) -> None:
+        """Deletes a guild channel or thread, as a server admin would: REST calls to it get
+        404 / 10003 from now on. ``notify=False`` models a deletion while the bot was offline
+        (no CHANNEL_DELETE / THREAD_DELETE reaches it)."""
+        assert channel.guild is not None, "only guild channels can be deleted"
+        self.channels.pop(channel.id, None)
+        channel.guild.channels = [c for c in channel.guild.channels if c.id != channel.id]
+        if not notify:
+            return
+        if channel.is_thread:
+            self.gateway.dispatch(
+                "THREAD_DELETE",
+                {
+                    "id": str(channel.id),
+                    "guild_id": str(channel.guild.id),
+                    "parent_id": str(channel.parent_id),
+                    "type": channel.type,
+                },
+            )
+        else:
+            self.gateway.dispatch("CHANNEL_DELETE", channel.payload())
+
     def attach_thread(self, message: FakeMessage, thread: FakeChannel) -> None:
         self._store(
             message,

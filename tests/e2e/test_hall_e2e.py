@@ -1,0 +1,148 @@
+"""The hall's defined answers to what goes wrong: deleted channels, corrupt rows, unexpected
+errors, huge hands, and logs that must not learn secrets — through the real bot and the fake."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+
+import pytest
+
+from engine import cards
+from engine.castles import FLAVOUR
+from tests.e2e.test_castles_e2e import DEALER_BOB, dm_panel, open_game, refusal
+from tests.e2e.world import World, assert_hidden
+
+pytestmark = pytest.mark.e2e
+
+
+def draw_label(pile: int) -> str:
+    return f"Draw ({pile} left)"
+
+
+async def test_deleted_channel_closes_its_table(world: World) -> None:
+    w = world
+    table, _ = await open_game(w, dealer=DEALER_BOB)
+    panel = dm_panel(w, w.alice, table)
+    w.fake.delete_channel(w.channel)
+    await w.fake.settle()
+    closed = await w.table_by_id(table.id)
+    assert closed.status == "cancelled"
+    latest = dm_panel(w, w.alice, closed)
+    assert "cancelled" in latest.text() and not [b for b in latest.buttons() if "Draw" in b.label]
+    handle = await w.alice.click(panel, draw_label(38))  # the DM panel from before the deletion
+    assert refusal(handle) == "This table is closed."
+    assert (await w.table_by_id(table.id)).ply == 0
+
+
+async def test_channel_deleted_while_offline_closes_the_table_on_next_move(world: World) -> None:
+    w = world
+    table, _ = await open_game(w, dealer=DEALER_BOB)
+    w.fake.delete_channel(w.channel, notify=False)
+    await w.alice.click(dm_panel(w, w.alice, table), draw_label(38))
+    await w.fake.settle()
+    table = await w.table_by_id(table.id)
+    assert table.status == "cancelled"
+    assert "cancelled" in dm_panel(w, w.bob, table).text()
+
+
+async def test_corrupt_row_is_refused_politely_and_can_be_closed(world: World) -> None:
+    w = world
+    table, message = await open_game(w, dealer=DEALER_BOB)
+    with sqlite3.connect(w.db_path) as conn:
+        conn.execute("UPDATE tables SET state = '{not json' WHERE id = ?", (table.id,))
+    handle = await w.alice.click(message, draw_label(38))
+    assert "could not be read" in refusal(handle)
+    handle = await w.alice.slash(w.channel, "siege cancel")
+    assert "could not be read" in refusal(handle)  # only a server manager may force it
+    handle = await w.mod.slash(w.channel, "siege cancel")
+    assert "unreadable table here was closed" in (handle.response_message.content or "")
+    handle = await w.alice.slash(w.channel, "siege new", game="castles")
+    assert not handle.ephemeral
+
+
+async def test_unexpected_error_gets_an_apology_and_a_logged_traceback(
+    world: World, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    w = world
+    table, message = await open_game(w, dealer=DEALER_BOB)
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(w.running.store, "act", broken)
+    with caplog.at_level(logging.ERROR, logger="siege.hall"):
+        handle = await w.alice.click(message, draw_label(38))
+    assert refusal(handle).startswith("Sorry, something went wrong")
+    assert "disk on fire" not in refusal(handle)
+    errors = [r for r in caplog.records if r.name == "siege.hall"]
+    assert errors and errors[0].exc_info is not None
+    assert "disk on fire" in str(errors[0].exc_info[1])
+    assert (await w.table_by_id(table.id)).ply == 0
+
+
+async def test_big_hands_and_long_rows_stay_within_discord_limits(world: World) -> None:
+    """38 draws give hands of 26 cards (two lay menus); long rows turn attacks into a menu."""
+    w = world
+    table, _ = await open_game(w, dealer=DEALER_BOB)
+    users = [w.alice, w.bob]
+    for _ in range(38):
+        await w.fake.settle()
+        table = await w.table_by_id(table.id)
+        state = table.running_state()
+        mover = users[state["to_act"]]
+        await mover.click(w.table_message(table), draw_label(len(state["pile"])))
+    await w.fake.settle()
+    table = await w.table_by_id(table.id)
+    state = table.running_state()
+    assert [len(h) for h in state["hands"]] == [26, 26]
+    panel = dm_panel(w, w.alice, table)
+    menus = [s.placeholder or "" for s in panel.selects()]
+    assert len(menus) == 2 and all("Lay a card" in m for m in menus)
+    # Both lay six cards each (no draws left); then attacks come as a menu, not buttons.
+    for _ in range(12):
+        await w.fake.settle()
+        table = await w.table_by_id(table.id)
+        state = table.running_state()
+        seat = state["to_act"]
+        card = min(state["hands"][seat], key=cards.sort_key)
+        panel = dm_panel(w, users[seat], table)
+        label = f"{cards.pretty(card)} {FLAVOUR[cards.value(card)]}"
+        select = next(s for s in panel.selects() if any(o.label == label for o in s.options))
+        await users[seat].select(panel, label, custom_id=select.custom_id)
+    await w.fake.settle()
+    table = await w.table_by_id(table.id)
+    message = w.table_message(table)
+    assert not [b for b in message.buttons() if b.label.startswith("Attack")]
+    attack_menu = [s for s in message.selects() if "Attack" in (s.placeholder or "")]
+    assert len(attack_menu) == 1 and len(attack_menu[0].options) == 6
+    hands = table.running_state()["hands"]
+    assert_hidden(w.public_text(), hands[0] + hands[1], "the channel")
+
+
+async def test_logs_never_hold_a_hand_card_or_the_token(
+    world: World, caplog: pytest.LogCaptureFixture
+) -> None:
+    w = world
+    caplog.set_level(logging.DEBUG)
+    table, _ = await open_game(w, dealer=DEALER_BOB)
+    seen: set[str] = set()
+    for _ in range(10):
+        table = await w.table_by_id(table.id)
+        state = table.running_state()
+        seen.update(state["hands"][0] + state["hands"][1])
+        seat = state["to_act"]
+        panel = dm_panel(w, [w.alice, w.bob][seat], table)
+        if seat == 0:
+            await w.alice.click(panel, draw_label(len(state["pile"])))
+        else:
+            card = state["hands"][1][0]
+            await w.bob.select(panel, f"{cards.pretty(card)} {FLAVOUR[cards.value(card)]}")
+        await w.fake.settle()
+    table = await w.table_by_id(table.id)
+    state = table.running_state()
+    still_hidden = [c for c in seen if c in state["hands"][0] + state["hands"][1]]
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert len(caplog.records) > 20  # the bot and discord.py did log, at DEBUG
+    assert "fake-token" not in text
+    assert_hidden(text, still_hidden, "the log")
