@@ -8,6 +8,7 @@ reply to an interaction is sent only after the action is committed. Game-specifi
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from cogs.render.base import (
 from engine import get_game
 from engine.rules import RuleError
 from storage import CorruptTable, StaleAction, Store, TableError, TableExists, TableRecord
+from storage.store import Seating
 
 log = logging.getLogger("siege.hall")
 
@@ -46,17 +48,29 @@ class Parts:
     embed: discord.Embed | None = None
     view: discord.ui.View | None = None
     mentions: discord.AllowedMentions = field(default_factory=lambda: NO_MENTIONS)
+    image: tuple[str, bytes] | None = None  # (file name, PNG) shown as the embed's image
+
+    def _files(self) -> list[discord.File]:
+        if self.image is None:
+            return []
+        name, data = self.image
+        return [discord.File(io.BytesIO(data), filename=name)]
 
     def edit_kwargs(self) -> dict[str, Any]:
-        return {
+        kwargs: dict[str, Any] = {
             "content": self.content,
             "embed": self.embed,
             "view": self.view,
             "allowed_mentions": self.mentions,
         }
+        if self.image is not None:
+            kwargs["attachments"] = self._files()  # replaces the previous picture
+        return kwargs
 
     def send_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"allowed_mentions": self.mentions}
+        if self.image is not None:
+            kwargs["files"] = self._files()
         if self.content is not None:
             kwargs["content"] = self.content
         if self.embed is not None:
@@ -144,13 +158,19 @@ class Hall:
         view = game.view(state, None)
         embed = renderer.table_embed(view, names, await self.recent_lines(table))
         embed.set_footer(text=f"Table #{table.id} · move {table.ply} · /siege rules {table.game}")
+        image = None
+        png = renderer.table_image(view)
+        if png is not None:
+            name = f"{table.game}-{table.id}-{table.ply}.png"
+            embed.set_image(url=f"attachment://{name}")
+            image = (name, png)
         result = game.result(state)
         if result is not None:
             line = renderer.result_line(result, names)
             embed.insert_field_at(0, name="Result", value=line, inline=False)
             buttons = discord.ui.View(timeout=None)
             buttons.add_item(TableButton(table.id, "rematch"))
-            return Parts(content=line, embed=embed, view=buttons)
+            return Parts(content=line, embed=embed, view=buttons, image=image)
         to_act = game.to_act(state)
         assert to_act is not None
         legal = game.legal_actions(state, to_act)
@@ -161,6 +181,7 @@ class Hall:
             embed=embed,
             view=layout(table.id, table.ply, controls, items),
             mentions=USER_MENTIONS,
+            image=image,
         )
 
     def lobby_parts(self, table: TableRecord) -> Parts:
@@ -176,6 +197,9 @@ class Hall:
         )
         if game.options:
             embed.add_field(name="Options", value=self.options_text(table), inline=False)
+        sides = get_renderer(table.game).sides
+        if sides:
+            embed.add_field(name="Sides", value=self.sides_text(table, sides), inline=False)
         if game.min_seats == game.max_seats:
             need = f"{game.min_seats} players"
         else:
@@ -207,6 +231,14 @@ class Hall:
                 label = option.labels[option.choices.index(value)]
             lines.append(f"{option.name.capitalize()}: **{label}** — {option.description}")
         return "\n".join(lines)
+
+    @staticmethod
+    def sides_text(table: TableRecord, sides: tuple[str, ...]) -> str:
+        if table.seating == "random":
+            return "Drawn at random when the game starts."
+        if table.seating == "host_second":
+            return f"The host plays **{sides[1]}**; the challenger plays {sides[0]}."
+        return f"The host plays **{sides[0]}**; the challenger plays {sides[1]}."
 
     def cancelled_parts(self, table: TableRecord) -> Parts:
         embed = discord.Embed(
@@ -347,6 +379,7 @@ class Hall:
         interaction: discord.Interaction[Any],
         game_key: str,
         options: dict[str, Any],
+        seating: Seating = "join",
     ) -> None:
         """``/siege new``: open a lobby in this channel, or point at the table already here."""
         if interaction.channel_id is None or interaction.guild_id is None:
@@ -358,6 +391,7 @@ class Hall:
                 game=game_key,
                 host_id=interaction.user.id,
                 options=options,
+                seating=seating,
             )
         except TableExists as exc:
             url = jump_url(exc.table)

@@ -6,15 +6,16 @@ Thin by design: each command parses its options and hands over to :class:`cogs.h
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.render import playable_games
+from cogs.render import get_renderer, playable_games
 from engine import get_game
 from storage import TableError
+from storage.store import Seating
 
 if TYPE_CHECKING:
     from bot import SiegeBot
@@ -26,6 +27,11 @@ DEALER_CHOICES = [
     app_commands.Choice(name="Random", value="random"),
     app_commands.Choice(name="The host (seat 1)", value="0"),
     app_commands.Choice(name="The second player (seat 2)", value="1"),
+]
+SIDE_CHOICES = [
+    app_commands.Choice(name="First side (Siege 1966: the attacking Knights)", value="host_first"),
+    app_commands.Choice(name="Second side (Siege 1966: the defending castle)", value="host_second"),
+    app_commands.Choice(name="Random", value="random"),
 ]
 EMBED_DESCRIPTION_MAX = 4096
 MESSAGE_EMBEDS_TOTAL_MAX = 5800
@@ -68,13 +74,15 @@ class Siege(commands.Cog):
     @app_commands.describe(
         game="The game to play",
         dealer="Castles Besieged only: who deals (the other player moves first)",
+        side="Games with sides only: which side you, the host, play",
     )
-    @app_commands.choices(game=GAME_CHOICES, dealer=DEALER_CHOICES)
+    @app_commands.choices(game=GAME_CHOICES, dealer=DEALER_CHOICES, side=SIDE_CHOICES)
     async def new(
         self,
         interaction: discord.Interaction[Any],
         game: app_commands.Choice[str],
         dealer: app_commands.Choice[str] | None = None,
+        side: app_commands.Choice[str] | None = None,
     ) -> None:
         async def flow() -> None:
             engine = get_game(game.value)
@@ -83,7 +91,12 @@ class Siege(commands.Cog):
                 if not any(o.name == "dealer" for o in engine.options):
                     raise TableError(f"{engine.title} has no dealer option.")
                 options["dealer"] = None if dealer.value == "random" else int(dealer.value)
-            await self.hall.open_table(interaction, game.value, options)
+            seating: Seating = "join"
+            if side is not None:
+                if not get_renderer(game.value).sides:
+                    raise TableError(f"In {engine.title} every seat plays alike: no sides.")
+                seating = cast(Seating, side.value)
+            await self.hall.open_table(interaction, game.value, options, seating)
 
         await self.hall.guarded(interaction, flow)
 

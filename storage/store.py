@@ -42,6 +42,7 @@ from engine.rules import (
 
 BUSY_TIMEOUT_MS = 5000
 DmMode = Literal["on", "off", "closed"]
+Seating = Literal["join", "random", "host_first", "host_second"]
 Status = Literal["lobby", "running", "over", "cancelled"]
 
 
@@ -84,6 +85,7 @@ class TableRecord:
     rematch_of: int | None
     created_at: str
     updated_at: str
+    seating: Seating = "join"
 
     @property
     def engine(self) -> Game:
@@ -253,6 +255,7 @@ class Store:
         seats: tuple[int, ...] | None = None,
         start: bool = False,
         rematch_of: int | None = None,
+        seating: Seating = "join",
     ) -> TableRecord:
         """Open a lobby (the host takes the first seat), or with ``start`` a running game."""
         engine = get_game(game)
@@ -267,8 +270,8 @@ class Store:
             async with self._transaction() as conn:
                 cur = await conn.execute(
                     "INSERT INTO tables (guild_id, channel_id, game, options, seed, host_id,"
-                    " seats, status, state, created_at, updated_at, rematch_of)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " seats, status, state, created_at, updated_at, rematch_of, seating)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         guild_id,
                         channel_id,
@@ -282,6 +285,7 @@ class Store:
                         now,
                         now,
                         rematch_of,
+                        seating,
                     ),
                 )
                 table_id = cur.lastrowid
@@ -342,11 +346,12 @@ class Store:
                 else:
                     need = f"{engine.min_seats} to {engine.max_seats} players"
                 raise TableError(f"{engine.title} needs {need}; {len(table.seats)} seated.")
-            state = engine.setup(len(table.seats), table.options, rng_for(table.seed, "setup"))
+            seats = seat_order(table.seats, table.host_id, table.seating, table.seed)
+            state = engine.setup(len(seats), table.options, rng_for(table.seed, "setup"))
             await conn.execute(
-                "UPDATE tables SET status = 'running', state = ?, version = version + 1,"
-                " updated_at = ? WHERE id = ?",
-                (dumps(state), _now(), table.id),
+                "UPDATE tables SET status = 'running', state = ?, seats = ?,"
+                " version = version + 1, updated_at = ? WHERE id = ?",
+                (dumps(state), json.dumps(list(seats)), _now(), table.id),
             )
             return await self._require(table.id)
 
@@ -496,6 +501,28 @@ def perform(
     return game.apply(state, seat, action, rng_for(seed, ply))
 
 
+def seat_order(
+    joined: tuple[int, ...], host_id: int, seating: Seating, seed: int
+) -> tuple[int, ...]:
+    """The seats a game starts with, from the join order and the table's seating rule.
+
+    >>> seat_order((1, 2, 3), 1, "host_second", 0)
+    (2, 1, 3)
+    >>> sorted(seat_order((1, 2, 3), 1, "random", 7))
+    [1, 2, 3]
+    """
+    if seating == "random":
+        shuffled = list(joined)
+        random.Random(f"{seed}:seating").shuffle(shuffled)
+        return tuple(shuffled)
+    others = [uid for uid in joined if uid != host_id]
+    if seating == "host_first":
+        return (host_id, *others)
+    if seating == "host_second" and others:
+        return (others[0], host_id, *others[1:])
+    return joined
+
+
 def _action(row: sqlite3.Row) -> ActionRecord:
     return ActionRecord(
         table_id=row["table_id"],
@@ -529,6 +556,7 @@ def _record(row: sqlite3.Row) -> TableRecord:
             rematch_of=row["rematch_of"],
             created_at=row["created_at"],
             updated_at=row["updated_at"],
+            seating=row["seating"],
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise CorruptTable(

@@ -83,6 +83,13 @@ class Renderer(Protocol):
 
     game: str
     title: str
+    # Names of the seats when they are sides of the game (the lobby lets the host pick one);
+    # empty when seats are alike.
+    sides: tuple[str, ...]
+
+    def table_image(self, view: View) -> bytes | None:
+        """A PNG for the table embed when a picture reads better than text, else None."""
+        ...
 
     def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
         """The public table: ``view`` is the spectator view (seat None)."""

@@ -35,6 +35,10 @@ def _flavour(code: str) -> str:
 class CastlesRenderer:
     game = "castles"
     title = "Castles Besieged"
+    sides: tuple[str, ...] = ()
+
+    def table_image(self, view: View) -> bytes | None:
+        return None  # the rows read better as text, and text stays searchable and accessible
 
     # -- embeds ----------------------------------------------------------------------------------
 
