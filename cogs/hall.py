@@ -175,7 +175,10 @@ class Hall:
         assert to_act is not None
         legal = game.legal_actions(state, to_act)
         controls = renderer.table_controls(view, legal)
-        items = [TableButton(table.id, "hand"), TableButton(table.id, "resign")]
+        items = [
+            TableButton(table.id, "hand", label=renderer.panel_label),
+            TableButton(table.id, "resign"),
+        ]
         return Parts(
             content=f"{names[to_act]}, it's your turn.",
             embed=embed,

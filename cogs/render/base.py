@@ -86,6 +86,8 @@ class Renderer(Protocol):
     # Names of the seats when they are sides of the game (the lobby lets the host pick one);
     # empty when seats are alike.
     sides: tuple[str, ...]
+    # The table button that opens a seat's private panel ("My hand" for card games).
+    panel_label: str
 
     def table_image(self, view: View) -> bytes | None:
         """A PNG for the table embed when a picture reads better than text, else None."""

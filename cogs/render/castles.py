@@ -36,6 +36,7 @@ class CastlesRenderer:
     game = "castles"
     title = "Castles Besieged"
     sides: tuple[str, ...] = ()
+    panel_label = "My hand"
 
     def table_image(self, view: View) -> bytes | None:
         return None  # the rows read better as text, and text stays searchable and accessible
