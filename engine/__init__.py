@@ -7,9 +7,11 @@ imports). See :mod:`engine.rules` for the contract every game follows.
 from __future__ import annotations
 
 from engine.castles import GAME as CASTLES
+from engine.king import GAME as KING
+from engine.knights import GAME as KNIGHTS
 from engine.rules import Game, Result, RuleError, SetupError, rng_for
 
-GAMES: dict[str, Game] = {game.key: game for game in (CASTLES,)}
+GAMES: dict[str, Game] = {game.key: game for game in (CASTLES, KING, KNIGHTS)}
 
 
 def get_game(key: str) -> Game:

@@ -17,13 +17,9 @@ from typing import Any
 import pytest
 
 import engine.king as king_module
-from engine import GAMES
 from engine.king import GAME as KING
 from engine.king import card_value, column_value, deck, match_check
 from engine.rules import RuleError, SetupError, State, dumps, loads, rng_for
-
-# Until the lead adds it to engine/__init__.py, register the game for get_game() users.
-GAMES.setdefault("king", KING)
 
 K, T = "KING", "THRONE"
 ROLE = {"A": "attacker", "D": "defender"}

@@ -17,26 +17,17 @@ from typing import Any
 
 import pytest
 
-from engine import GAMES
 from engine.king import GAME as KING
 from engine.rules import State, rng_for
 from engine.script import MalformedScript, run_script
 
-# Until the lead adds it to engine/__init__.py, register the game for get_game() users.
-GAMES.setdefault("king", KING)
-
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "tests" / "scripts" / "king"
-# The runner as `python -m engine.script FILE`, with the game registered in the child process.
-RUNNER = (
-    "from engine import GAMES; from engine.king import GAME; GAMES.setdefault('king', GAME); "
-    "from engine.script import main; raise SystemExit(main())"
-)
 
 
 def run_file(path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", RUNNER, str(path)],
+        [sys.executable, "-m", "engine.script", str(path)],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 
-from engine import GAMES
 from engine.knights import (
     BLUE,
     CASTLE,
@@ -36,7 +35,6 @@ from engine.knights import (
     square_kind,
 )
 
-GAMES.setdefault("knights", GAME)
 RNG = random.Random(0)  # never drawn from: there is no chance in Siege
 
 START = {"b0": "N", "d0": "N", "e0": "N", "g0": "N", "c6": "D", "d5": "D", "e5": "D", "f6": "D"}

@@ -12,11 +12,9 @@ from typing import Any
 
 import pytest
 
-from engine import GAMES
 from engine.knights import GAME, position_key
 from engine.rules import Result, RuleError, SetupError, dumps, loads
 
-GAMES.setdefault("knights", GAME)
 RNG = random.Random(0)  # never drawn from: there is no chance in Siege
 State = dict[str, Any]
 

@@ -12,23 +12,13 @@ from typing import Any
 
 import pytest
 
-from engine import GAMES
-from engine.knights import GAME
-
-GAMES.setdefault("knights", GAME)
-
 ROOT = Path(__file__).parents[2]
 SCRIPTS = ROOT / "tests" / "scripts" / "knights"
-# The registry does not know ``knights`` yet: register it in the child before running main().
-RUNNER = (
-    "from engine import GAMES; from engine.knights import GAME; GAMES['knights']=GAME; "
-    "from engine.script import main; raise SystemExit(main())"
-)
 
 
 def run(path: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", RUNNER, path],
+        [sys.executable, "-m", "engine.script", path],
         input=stdin,
         capture_output=True,
         text=True,
