@@ -22,6 +22,7 @@ from engine.rules import (
     RuleError,
     SetupError,
     State,
+    StoredTurn,
     check_seats,
     check_turn,
     clone,
@@ -64,7 +65,7 @@ def needed_roll(attacker: str, target: str | None) -> int:
     return max(7, cards.value(target) - cards.value(attacker))
 
 
-class Castles:
+class Castles(StoredTurn):
     key = "castles"
     title = "Castles Besieged"
     min_seats = 2
@@ -137,14 +138,6 @@ class Castles:
         }
 
     # -- queries -----------------------------------------------------------------------------
-
-    def to_act(self, state: State) -> int | None:
-        to_act: int | None = state["to_act"]
-        return to_act
-
-    def result(self, state: State) -> Result | None:
-        data = state["result"]
-        return None if data is None else Result.from_json(data)
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         if state["result"] is not None or state["to_act"] != seat:

@@ -37,6 +37,7 @@ from engine.rules import (
     RuleError,
     SetupError,
     State,
+    StoredTurn,
     check_seats,
     check_turn,
     clone,
@@ -169,7 +170,7 @@ def match_check(cards: list[str], roles: list[str]) -> tuple[int, str | None]:
     return 0, None
 
 
-class King:
+class King(StoredTurn):
     key = "king"
     title = "Siege the King"
     min_seats = 2
@@ -222,14 +223,6 @@ class King:
         }
 
     # -- queries -----------------------------------------------------------------------------
-
-    def to_act(self, state: State) -> int | None:
-        to_act: int | None = state["to_act"]
-        return to_act
-
-    def result(self, state: State) -> Result | None:
-        data = state["result"]
-        return None if data is None else Result.from_json(data)
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         if state["result"] is not None or state["to_act"] != seat:

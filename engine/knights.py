@@ -29,6 +29,7 @@ from engine.rules import (
     RuleError,
     SetupError,
     State,
+    StoredTurn,
     check_seats,
     check_turn,
     resolve_options,
@@ -297,7 +298,7 @@ def destinations(
 # -- the game -------------------------------------------------------------------------------------
 
 
-class Knights:
+class Knights(StoredTurn):
     key = "knights"
     title = "Siege (1966 board game)"
     min_seats = 2
@@ -338,14 +339,6 @@ class Knights:
         }
 
     # -- queries ---------------------------------------------------------------------------------
-
-    def to_act(self, state: State) -> int | None:
-        to_act: int | None = state["to_act"]
-        return to_act
-
-    def result(self, state: State) -> Result | None:
-        data = state["result"]
-        return None if data is None else Result.from_json(data)
 
     def is_restricted(self, state: State) -> bool:
         """Whether the defender is to act in a restricted special turn (rule 6.5)."""

@@ -119,6 +119,19 @@ class Game(Protocol):
     def rematch_options(self, options: Mapping[str, JSON], result: Result) -> dict[str, JSON]: ...
 
 
+class StoredTurn:
+    """Shared plumbing for games whose state keeps ``to_act`` and ``result`` keys (all of
+    them so far): the game modules subclass it and write the rules."""
+
+    def to_act(self, state: State) -> int | None:
+        to_act: int | None = state["to_act"]
+        return to_act
+
+    def result(self, state: State) -> Result | None:
+        data = state["result"]
+        return None if data is None else Result.from_json(data)
+
+
 def rng_for(seed: int, ply: int | str) -> random.Random:
     """The generator for one move (or ``"setup"``) of a game: the same seed and ply, the same draws.
 
