@@ -63,9 +63,10 @@ def _castles_conserve(state: State) -> None:
     assert set(everything) == DECK52_SET, "a card is duplicated or missing"
 
 
-def _castles_rearrange(state: State, seat: int | None, rng: random.Random) -> State:
-    """Deal the cards ``seat`` cannot see (other hands and the pile) again, same sizes."""
-    new = loads(dumps(state), engine.GAMES["castles"])
+def _redeal_unseen(key: str, state: State, seat: int | None, rng: random.Random) -> State:
+    """A copy with the cards ``seat`` cannot see (other hands and the pile) dealt again at the
+    same sizes."""
+    new = loads(dumps(state), engine.GAMES[key])
     zones = [h for s, h in enumerate(new["hands"]) if s != seat] + [new["pile"]]
     pool = [card for zone in zones for card in zone]
     rng.shuffle(pool)
@@ -74,6 +75,10 @@ def _castles_rearrange(state: State, seat: int | None, rng: random.Random) -> St
         zone[:] = pool[:size]
         del pool[:size]
     return new
+
+
+def _castles_rearrange(state: State, seat: int | None, rng: random.Random) -> State:
+    return _redeal_unseen("castles", state, seat, rng)
 
 
 CHECKERS: dict[str, Checker] = {
@@ -123,14 +128,7 @@ def _king_face_down(state: State) -> set[str]:
 
 def _king_rearrange(state: State, seat: int | None, rng: random.Random) -> State:
     """Re-deal the other hands and the pile; shuffle the other seats' unrevealed castles."""
-    new = loads(dumps(state), engine.GAMES["king"])
-    zones = [h for s, h in enumerate(new["hands"]) if s != seat] + [new["pile"]]
-    pool = [card for zone in zones for card in zone]
-    rng.shuffle(pool)
-    for zone in zones:
-        size = len(zone)
-        zone[:] = pool[:size]
-        del pool[:size]
+    new = _redeal_unseen("king", state, seat, rng)
     if new["phase"] != "over":
         for s in (0, 1):
             order = new["castles"][s]
