@@ -173,7 +173,8 @@ class TableButton(
     template=r"sh:(?P<op>hand|resign|resignok|rematch):(?P<tid>\d+)",
 ):
     LABELS: ClassVar[dict[str, tuple[Any, ...]]] = {
-        "hand": ("My hand", discord.ButtonStyle.secondary, "🂠"),
+        # Button emoji must be ones Discord knows (the playing-card block is not among them).
+        "hand": ("My hand", discord.ButtonStyle.secondary, "🔒"),
         "resign": ("Resign", discord.ButtonStyle.secondary, "🏳️"),
         "resignok": ("Yes, resign", discord.ButtonStyle.danger, None),
         "rematch": ("Rematch", discord.ButtonStyle.success, "🔁"),

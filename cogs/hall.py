@@ -256,7 +256,7 @@ class Hall:
         self, table: TableRecord, user_id: int, *, for_dm: bool, stage: str | None = None
     ) -> Parts:
         """A player's private panel: their own view, and their legal actions when it is their
-        turn. The same panel is a DM and the table's "My hand" ephemeral message."""
+        turn. The same panel is a DM and the ephemeral message of the table's panel button."""
         renderer = get_renderer(table.game)
         game = table.engine
         state = table.running_state()
@@ -366,9 +366,10 @@ class Hall:
 
     async def _say_dms_closed(self, table: TableRecord, user_id: int) -> None:
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+        button = get_renderer(table.game).panel_label
         text = (
             f"{mention(user_id)}, I can't send you direct messages, so your private panel stays "
-            "behind the table's **My hand** button. Once your DMs are open, run `/siege dm on`."
+            f"behind the table's **{button}** button. Once your DMs are open, run `/siege dm on`."
         )
         try:
             await channel.send(text, allowed_mentions=USER_MENTIONS)
@@ -542,7 +543,7 @@ class Hall:
         async def flow() -> None:
             table = await self._table(tid)
             if table.seat_of(interaction.user.id) is None:
-                raise TableError("You are not playing at this table, so you have no hand here.")
+                raise TableError("You are not playing at this table.")
             if table.state is None:
                 raise TableError(
                     "The game has not started yet."
@@ -623,7 +624,7 @@ class Hall:
         await self.store.set_dm_mode(user, "on" if on else "off")
         if not on:
             await interaction.response.send_message(
-                "Done: no more DMs. Use the **My hand** button on a table to see your hand.",
+                "Done: no more DMs. Your panel opens from the table's button (My hand, My moves…).",
                 ephemeral=True,
             )
             return

@@ -146,7 +146,7 @@ class CastlesRenderer:
         for index, action in enumerate(legal):
             if action["type"] == "draw":
                 label = f"Draw ({view['summary']['pile']} left)"
-                controls.append(ActionButton(label, index, discord.ButtonStyle.primary, "🂠"))
+                controls.append(ActionButton(label, index, discord.ButtonStyle.primary, "🃏"))
             elif action["type"] == "pass":
                 controls.append(ActionButton("Pass (nothing to do)", index))
             elif action["type"] == "attack":

@@ -146,3 +146,14 @@ async def test_logs_never_hold_a_hand_card_or_the_token(
     assert len(caplog.records) > 20  # the bot and discord.py did log, at DEBUG
     assert "fake-token" not in text
     assert_hidden(text, still_hidden, "the log")
+
+
+async def test_gateway_drop_mid_game_resumes_and_play_goes_on(world: World) -> None:
+    w = world
+    table, message = await open_game(w, dealer=DEALER_BOB)
+    resumes = w.fake.gateway.resume_count
+    await w.fake.drop_gateway()
+    await w.alice.click(message, draw_label(38))
+    await w.fake.settle()
+    assert w.fake.gateway.resume_count == resumes + 1
+    assert (await w.table_by_id(table.id)).ply == 1
