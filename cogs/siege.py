@@ -75,6 +75,7 @@ class Siege(commands.Cog):
         game="The game to play",
         dealer="Castles Besieged only: who deals (the other player moves first)",
         side="Games with sides only: which side you, the host, play",
+        specials="Siege the King only: play with the special cards (default: yes)",
     )
     @app_commands.choices(game=GAME_CHOICES, dealer=DEALER_CHOICES, side=SIDE_CHOICES)
     async def new(
@@ -83,6 +84,7 @@ class Siege(commands.Cog):
         game: app_commands.Choice[str],
         dealer: app_commands.Choice[str] | None = None,
         side: app_commands.Choice[str] | None = None,
+        specials: bool | None = None,
     ) -> None:
         async def flow() -> None:
             engine = get_game(game.value)
@@ -91,6 +93,10 @@ class Siege(commands.Cog):
                 if not any(o.name == "dealer" for o in engine.options):
                     raise TableError(f"{engine.title} has no dealer option.")
                 options["dealer"] = None if dealer.value == "random" else int(dealer.value)
+            if specials is not None:
+                if not any(o.name == "specials" for o in engine.options):
+                    raise TableError(f"{engine.title} has no special-cards option.")
+                options["specials"] = specials
             seating: Seating = "join"
             if side is not None:
                 if not get_renderer(game.value).sides:
@@ -142,7 +148,7 @@ class Siege(commands.Cog):
     async def dm_on(self, interaction: discord.Interaction[Any]) -> None:
         await self.hall.guarded(interaction, lambda: self.hall.set_dms(interaction, True))
 
-    @dm.command(name="off", description="Stop DMs; I'll use the table's My hand button.")
+    @dm.command(name="off", description="Stop DMs; open your panel from the table's button.")
     async def dm_off(self, interaction: discord.Interaction[Any]) -> None:
         await self.hall.guarded(interaction, lambda: self.hall.set_dms(interaction, False))
 

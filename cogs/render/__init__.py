@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from cogs.render.base import Renderer
 from cogs.render.castles import RENDERER as CASTLES
+from cogs.render.king import RENDERER as KING
+from cogs.render.knights import RENDERER as KNIGHTS
 
-RENDERERS: dict[str, Renderer] = {r.game: r for r in (CASTLES,)}
+RENDERERS: dict[str, Renderer] = {r.game: r for r in (CASTLES, KING, KNIGHTS)}
 
 
 def get_renderer(game: str) -> Renderer:

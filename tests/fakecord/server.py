@@ -77,6 +77,9 @@ MESSAGE_TYPE_REPLY = 19
 MESSAGE_TYPE_CHAT_INPUT_COMMAND = 20
 
 
+IDLE_POLLS = 5  # consecutive idle wake-ups settle() requires besides the quiet window
+
+
 class _LibraryErrorHandler(logging.Handler):
     """Turns ERROR records of the ``discord`` logger (swallowed exceptions) into violations."""
 
@@ -207,6 +210,7 @@ class FakeDiscord:
         self.rest = RestApi(self)
         self._inflight = 0
         self._last_activity = time.monotonic()
+        self._activity_seq = 0  # bumped by every REST/gateway activity (see settle)
         self._runner: web.AppRunner | None = None
         self._saved_config: tuple[str, yarl.URL] | None = None
         self._log_handler: _LibraryErrorHandler | None = None
@@ -521,6 +525,7 @@ class FakeDiscord:
 
     def touch(self) -> None:
         self._last_activity = time.monotonic()
+        self._activity_seq += 1
 
     def dispatch_interaction(self, record: InteractionRecord) -> None:
         session = self.gateway.active
@@ -780,11 +785,20 @@ class FakeDiscord:
         loop = asyncio.get_running_loop()
         quiet = self.quiet_period if quiet is None else quiet
         deadline = loop.time() + (self.settle_timeout if timeout is None else timeout)
-        poll = max(0.002, quiet / 5)
+        poll = max(0.002, quiet / IDLE_POLLS)
         started = time.monotonic()
+        seen, idle_polls = self._activity_seq, 0
         while True:
             busy = self._inflight or self._unfinished or self.gateway.pending_frames()
-            if not busy and time.monotonic() - max(self._last_activity, started) >= quiet:
+            # Quiet must hold over several wake-ups of the loop, not only on the clock: one
+            # long pause of the whole process (a garbage collection) can pass the time window
+            # while the bot, sharing this loop, has not had a chance to run its next step.
+            if busy or self._activity_seq != seen:
+                seen, idle_polls = self._activity_seq, 0
+            else:
+                idle_polls += 1
+            quiet_for = time.monotonic() - max(self._last_activity, started)
+            if not busy and idle_polls >= IDLE_POLLS and quiet_for >= quiet:
                 return
             if loop.time() >= deadline:
                 pending = [self.interactions[i].description for i in self._unfinished]

@@ -1,0 +1,469 @@
+"""Siege the King on Discord: the table embed, the private panel and the action controls.
+
+Reads only engine views (``engine.king.King.view``: the public summary, plus a seat's own hand
+and castle order) and events. Which cards can go where comes from the engine's legal list; the
+column values come from the summary. The renderer only names things: card names and column
+names (left, middle, right from the owner's view) come from :mod:`engine.king`.
+
+The board is text, not a picture: six short lines (three columns a side) read well on a phone,
+and a castle card shows as 🂠 until the summary says what it is.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+import discord
+
+from cogs.render.base import (
+    OVER_COLOUR,
+    PLAYING_COLOUR,
+    ActionButton,
+    ActionChoice,
+    ActionSelect,
+    BackButton,
+    Control,
+    StageChoice,
+    StageSelect,
+    View,
+)
+from engine.king import (
+    ARTISAN,
+    ASSASSIN,
+    COLUMN_NAMES,
+    JUDGE,
+    KING,
+    SORC,
+    card_name,
+    card_value,
+)
+from engine.rules import Action, Event, Result
+
+FACE_DOWN = "🂠"
+KING_MARK = "👑"
+THRONE_MARK = "🪑"
+LEGEND = "*+ defender · − attacker · W Warrior"
+FACE_DOWN_LEGEND = " · 🂠 castle card face down"
+# Card marks for the hand and the menus (the kind is the card code's letter).
+EMOJI = {"A": "⚔️", "D": "🛡️", "W": "🪓", JUDGE: "⚖️", SORC: "🔮", ARTISAN: "🛠️", ASSASSIN: "🗡️"}
+COUNT_WORDS = ("none", "one", "two", "three", "four", "five", "six", "seven", "eight")
+KING_PLACES = ("King on the left", "King in the middle", "King on the right")
+# Padded so the column lines line up in Discord's inline code.
+LABELS = tuple(f"`{name.capitalize():<6}`" for name in COLUMN_NAMES)
+
+
+def _emoji(code: str) -> str:
+    return EMOJI.get(code, EMOJI.get(code[0], "🂠"))
+
+
+def _number(n: int) -> str:
+    """A value as printed: a true minus sign for a fallen column (``−1``)."""
+    return f"−{-n}" if n < 0 else str(n)
+
+
+def _now(event: Event) -> str:
+    """The value a column is left with after an event: ``(now 7)``."""
+    return f"(now {_number(event['value'])})"
+
+
+def _count(n: int) -> str:
+    return COUNT_WORDS[n] if 0 <= n < len(COUNT_WORDS) else str(n)
+
+
+def _token(code: str, role: str) -> str:
+    """A card on a column: its sign says how it counts (``+5`` defends, ``−3`` attacks), and a
+    Warrior keeps its W (``−W4``)."""
+    sign = "+" if role == "defender" else "−"
+    value = card_value(code)
+    return f"{sign}W{value}" if code.startswith("W") else f"{sign}{value}"
+
+
+def _column_line(index: int, column: Mapping[str, Any], castle: str | None) -> str:
+    """One column: its castle card (face down unless ``castle`` says), value and cards."""
+    label = LABELS[index]
+    if not column["open"]:
+        return f"{label} {THRONE_MARK} Throne · closed"
+    if castle == KING:
+        head = f"{KING_MARK} King"
+    elif castle is not None:
+        head = f"{THRONE_MARK} Throne"
+    else:
+        head = FACE_DOWN
+    line = f"{label} {head} **{_number(column['value'])}**"
+    tokens = [_token(c, r) for c, r in zip(column["cards"], column["roles"], strict=True)]
+    return f"{line} · {' '.join(tokens)}" if tokens else line
+
+
+def _castle_lines(columns: list[Mapping[str, Any]], order: list[str] | None = None) -> list[str]:
+    """The three columns of one side; ``order`` is the owner's own castle order (their panel)."""
+    lines = []
+    for i, column in enumerate(columns):
+        castle = column["castle"]
+        if castle is None and order is not None:
+            castle = order[i]
+        lines.append(_column_line(i, column, castle))
+    return lines
+
+
+def _where(view: View, column: list[int]) -> str:
+    """A column as the panel's owner names it: ``your left`` or ``their right``."""
+    owner, index = column
+    side = "your" if owner == view["seat"] else "their"
+    return f"{side} {COLUMN_NAMES[index]}"
+
+
+def _column_of(names: list[str], column: list[int], actor: int | None = None) -> str:
+    """A column in the table's words: ``@Bob's left column`` (``their own`` for the actor's)."""
+    owner, index = column
+    whose = "their own" if owner == actor else f"{names[owner]}'s"
+    return f"{whose} {COLUMN_NAMES[index]} column"
+
+
+def _or_list(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _position(k: int, n: int) -> str:
+    if n == 1:
+        return "the only card"
+    if k == n - 1:
+        return "top card"
+    if k == 0:
+        return "bottom card"
+    return f"card {k + 1} from the bottom"
+
+
+class KingRenderer:
+    game = "king"
+    title = "Siege the King"
+    sides: tuple[str, ...] = ()
+    panel_label = "My hand"
+
+    def table_image(self, view: View) -> bytes | None:
+        return None  # six short text lines read better on a phone than a picture would
+
+    # -- embeds ----------------------------------------------------------------------------------
+
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+        summary = view["summary"]
+        result = view["result"]
+        embed = discord.Embed(
+            title=f"⚔️ {self.title}", colour=OVER_COLOUR if result else PLAYING_COLOUR
+        )
+        turn = f"{summary['turn']} turns played" if result else f"Turn {summary['turn'] + 1}"
+        lines = [
+            f"**{turn}** · draw pile **{summary['pile']}**"
+            f" · discard pile **{len(summary['discard'])}**"
+        ]
+        for seat in (0, 1):
+            lines.append("")
+            lines.append(f"🏰 {names[seat]} · {self._hand_size(summary, seat)}")
+            lines.extend(_castle_lines(summary["columns"][seat]))
+        lines.append("")
+        # Once the game is over every castle card is face up.
+        lines.append(LEGEND + ("*" if result else FACE_DOWN_LEGEND + "*"))
+        status = self._status(view, names)
+        if status:
+            lines.append("")
+            lines.append(status)
+        embed.description = "\n".join(lines)
+        if recent:
+            embed.add_field(name="Recent", value="\n".join(recent), inline=False)
+        return embed
+
+    def panel_embed(self, view: View, names: list[str]) -> discord.Embed:
+        seat = view["seat"]
+        other = 1 - seat
+        summary = view["summary"]
+        hand = view["hand"]
+        embed = discord.Embed(title=f"🂠 Your hand — {self.title}", colour=PLAYING_COLOUR)
+        if hand:
+            embed.description = "\n".join(f"{_emoji(c)} {card_name(c)}" for c in hand)
+        elif summary["phase"] == "arrange":
+            embed.description = "*The cards are dealt once both castles are arranged.*"
+        else:
+            embed.description = "*Your hand is empty.*"
+        order = view["castle"]
+        if order is None:
+            mine = "Not arranged yet: choose below where your King hides."
+        else:
+            mine = "\n".join(_castle_lines(summary["columns"][seat], order))
+        embed.add_field(name="Your castle (only you see your King)", value=mine, inline=False)
+        theirs = [f"{names[other]} · {self._hand_size(summary, other)}"]
+        theirs.extend(_castle_lines(summary["columns"][other]))
+        embed.add_field(name="Their castle", value="\n".join(theirs), inline=False)
+        if view["result"] is not None:
+            embed.add_field(name="Game over", value="See the table for the result.", inline=False)
+        elif view["to_act"] == seat:
+            embed.add_field(name="Your turn", value=self._prompt(summary["phase"]), inline=False)
+        else:
+            embed.add_field(name="Waiting", value=f"{names[view['to_act']]} is to act.")
+        return embed
+
+    @staticmethod
+    def _hand_size(summary: View, seat: int) -> str:
+        n = summary["hand_sizes"][seat]
+        return f"{n} card{'' if n == 1 else 's'} in hand"
+
+    @staticmethod
+    def _prompt(phase: str) -> str:
+        if phase == "arrange":
+            return "Hide your King: pick its column. Nobody else sees where it is."
+        if phase == "assassinate":
+            return "You drew the Assassin: pick the enemy column it strikes."
+        return "Pick a card to play, then where it goes."
+
+    @staticmethod
+    def _status(view: View, names: list[str]) -> str | None:
+        if view["result"] is not None:
+            return None
+        to_act = view["to_act"]
+        phase = view["summary"]["phase"]
+        if phase == "arrange":
+            return f"▶️ {names[to_act]} is arranging their castle (in their panel)."
+        if phase == "assassinate":
+            return (
+                f"🗡️ {names[to_act]} drew the Assassin and chooses which of "
+                f"{names[1 - to_act]}'s columns it strikes."
+            )
+        return f"▶️ {names[to_act]} to play."
+
+    # -- controls --------------------------------------------------------------------------------
+
+    def table_controls(self, view: View, legal: list[Action]) -> list[Control]:
+        # Only the Assassin's strike is public enough for the table: everything else is chosen
+        # from a hand or a hidden castle.
+        return [
+            ActionButton(
+                f"Strike their {COLUMN_NAMES[a['column']]} column",
+                i,
+                discord.ButtonStyle.danger,
+                "🗡️",
+            )
+            for i, a in enumerate(legal)
+            if a["type"] == "assassinate"
+        ]
+
+    def panel_controls(
+        self, view: View, legal: list[Action], stage: str | None = None
+    ) -> list[Control]:
+        arranges = [(i, a) for i, a in enumerate(legal) if a["type"] == "arrange"]
+        if arranges:
+            return [
+                ActionButton(
+                    KING_PLACES[a["order"].index(KING)],
+                    i,
+                    discord.ButtonStyle.primary,
+                    KING_MARK,
+                )
+                for i, a in arranges
+            ]
+        strikes = self.table_controls(view, legal)
+        if strikes:
+            return strikes
+        plays: dict[str, list[tuple[int, Action]]] = {}
+        for i, a in enumerate(legal):
+            if a["type"] == "play":
+                plays.setdefault(a["card"], []).append((i, a))
+        if stage in plays:
+            return [*self._targets(view, stage, plays[stage]), BackButton()]
+        controls: list[Control] = [
+            ActionButton(self._discard_label(a["card"]), i, emoji="🗑️")
+            for i, a in enumerate(legal)
+            if a["type"] == "discard"
+        ]
+        if plays:
+            held: Counter[str] = Counter(view["hand"])
+            controls.append(
+                StageSelect(
+                    "Play a card…",
+                    tuple(
+                        StageChoice(
+                            card_name(card) + (f" ×{held[card]}" if held[card] > 1 else ""),
+                            card,
+                            self._reach(view, card, options),
+                            _emoji(card),
+                        )
+                        for card, options in plays.items()
+                    ),
+                )
+            )
+        return controls
+
+    @staticmethod
+    def _discard_label(card: str) -> str:
+        if card == ARTISAN:
+            return "Discard the Artisan (draw a new card)"
+        return f"Discard {card_name(card)}"
+
+    @staticmethod
+    def _reach(view: View, card: str, options: list[tuple[int, Action]]) -> str:
+        """Where a card can go, from its legal plays: the second line of its menu entry."""
+        if card == JUDGE:
+            n = len(options)
+            return f"Remove one of {n} card{'s' if n > 1 else ''} on the columns"
+        columns = [a["column"] for _, a in options]
+        verb = "Clear" if card == SORC else "Onto"
+        if len(columns) == 2 * len(COLUMN_NAMES):
+            return f"{verb} any column, yours or theirs"
+        parts = []
+        for whose, mine in (("your", True), ("their", False)):
+            names = [COLUMN_NAMES[i] for s, i in columns if (s == view["seat"]) == mine]
+            if len(names) == len(COLUMN_NAMES):
+                parts.append(f"any of {whose} columns")
+            elif names:
+                parts.append(f"{whose} {_or_list(names)}")
+        return f"{verb} {', or '.join(parts)}"
+
+    @staticmethod
+    def _targets(view: View, card: str, options: list[tuple[int, Action]]) -> list[Control]:
+        """The second step for one card: its legal columns (for the Judge, the cards)."""
+        columns = view["summary"]["columns"]
+        if card == JUDGE:
+            choices = []
+            for i, a in options:
+                s, c = a["column"]
+                column = columns[s][c]
+                k = a["target"]
+                code = column["cards"][k]
+                choices.append(
+                    ActionChoice(
+                        f"{_where(view, a['column']).capitalize()}: {card_name(code)}",
+                        i,
+                        f"{_position(k, len(column['cards']))} of a column worth {column['value']}",
+                        _emoji(code),
+                    )
+                )
+            return [ActionSelect("Judge: choose the card to remove…", tuple(choices))]
+        controls: list[Control] = []
+        for i, a in options:
+            s, c = a["column"]
+            own = s == view["seat"]
+            style = discord.ButtonStyle.success if own else discord.ButtonStyle.danger
+            # The chosen card is named again: the panel's first step is gone by now.
+            label = f"{card_name(card)} → {_where(view, a['column'])} ({columns[s][c]['value']})"
+            controls.append(ActionButton(label, i, style))
+        return controls
+
+    # -- words -----------------------------------------------------------------------------------
+
+    def event_line(self, event: Event, names: list[str]) -> str | None:
+        kind = event["type"]
+        seat = event.get("seat")
+        who = names[seat] if isinstance(seat, int) else ""
+        if kind == "castle_arranged":
+            return f"{who} arranged their castle."
+        if kind == "first_player_chosen":
+            first = names[event["first"]]
+            draws = event["draws"]
+            if not draws:
+                return f"{first} goes first."
+            v0, v1 = draws[-1]
+            return f"{first} goes first ({names[0]} drew {v0}, {names[1]} drew {v1})."
+        if kind == "cards_dealt":
+            each = _count(event["hand_sizes"][0])
+            return f"{each.capitalize()} cards dealt to each player; {event['pile']} in the pile."
+        if kind == "card_played":
+            return self._played_line(event, names)
+        if kind == "cards_matched":
+            return self._matched_line(event, names)
+        if kind == "card_removed":
+            where = _column_of(names, event["column"], seat)
+            return f"⚖️ {who}'s Judge removed {card_name(event['card'])} from {where} {_now(event)}."
+        if kind == "column_cleared":
+            where = _column_of(names, event["column"], seat)
+            n = len(event["removed"])
+            cleared = f"{_count(n)} cards" if n > 1 else "one card"
+            return f"🔮 {who}'s Sorcerer cleared {where}: {cleared} gone, back to {event['value']}."
+        if kind == "artisan_cancelled":
+            if event["card"] == ASSASSIN:
+                return (
+                    f"🛠️ {who}'s Artisan stopped the Assassin {names[event['by']]} drew: "
+                    "both discarded."
+                )
+            return (
+                f"🛠️ {who}'s Artisan cancelled {names[event['by']]}'s "
+                f"{card_name(event['card'])}: both discarded."
+            )
+        if kind == "assassin_drawn":
+            return f"🗡️ {who} drew the Assassin!"
+        if kind == "castle_revealed":
+            return self._revealed_line(event, names)
+        if kind == "card_discarded":
+            card = event["card"]
+            what = "the Artisan" if card == ARTISAN else card_name(card)
+            return f"{who} discarded {what}."
+        if kind == "discard_reshuffled":
+            return f"The discard pile was shuffled into a new draw pile of {event['pile']}."
+        if kind == "castles_compared":
+            why = "No cards left to play" if event["cause"] == "no_cards" else "Turn limit reached"
+            k0, k1 = event["king_values"]
+            return (
+                f"{why}: King columns compared, {names[0]} {k0} against {names[1]} {k1} "
+                f"(open columns {event['open_columns'][0]}–{event['open_columns'][1]})."
+            )
+        if kind == "resigned":
+            return f"{who} resigned."
+        return None  # card_drawn, turn_ended, game_ended: the board and result say it
+
+    @staticmethod
+    def _played_line(event: Event, names: list[str]) -> str | None:
+        card = event["card"]
+        if card in (JUDGE, SORC):
+            return None  # the removal (or the Artisan's cancel) that follows says it all
+        seat = event["seat"]
+        where = _column_of(names, event["column"], seat)
+        role = ""
+        if card.startswith("W"):
+            role = " as an attacker" if event["role"] == "attacker" else " as a defender"
+        return f"{names[seat]} played {card_name(card)} on {where}{role} {_now(event)}."
+
+    @staticmethod
+    def _matched_line(event: Event, names: list[str]) -> str:
+        seat = event["seat"]
+        where = _column_of(names, event["column"])
+        removed = event["removed"]
+        if event["rule"] == "equal":
+            return (
+                f"✨ {names[seat]}'s {card_name(event['card'])} cancelled "
+                f"{card_name(removed[0])}: both cleared from {where} {_now(event)}."
+            )
+        total = " + ".join(str(card_value(c)) for c in removed)
+        return (
+            f"✨ {names[seat]}'s {card_value(event['card'])} matched {total}: "
+            f"{_count(len(removed) + 1)} cards cleared from {where} {_now(event)}."
+        )
+
+    @staticmethod
+    def _revealed_line(event: Event, names: list[str]) -> str:
+        where = _column_of(names, event["column"])
+        owner = names[event["column"][0]]
+        if event["cause"] == "assassin":
+            opening = f"🗡️ The Assassin struck {where}:"
+        else:
+            opening = f"💥 {where[0].upper()}{where[1:]} fell to 0 or below:"
+        if event["castle"] == KING:
+            return f"{opening} {owner}'s King was hiding there! 👑"
+        removed = event.get("removed") or []
+        gone = f", {_count(len(removed))} card{'s' if len(removed) > 1 else ''} discarded"
+        return f"{opening} only a Throne. The column is closed{gone if removed else ''}."
+
+    def result_line(self, result: Result, names: list[str]) -> str:
+        if result.reason == "draw" or not result.winners:
+            return "🤝 A draw: equal King columns and as many open columns."
+        winner = result.winners[0]
+        loser = 1 - winner
+        if result.reason == "king_revealed":
+            return f"🏆 {names[winner]} found {names[loser]}'s King and wins!"
+        if result.reason == "assassinated":
+            return f"🏆 {names[winner]}'s Assassin found {names[loser]}'s King and wins!"
+        if result.reason == "own_king_fallen":
+            return f"🏆 {names[loser]}'s own King column fell: {names[winner]} wins!"
+        if result.reason == "resigned":
+            return f"🏳️ {names[loser]} resigned; {names[winner]} wins."
+        return f"🤝 Stalemate: {names[winner]} wins on the King columns."
+
+
+RENDERER = KingRenderer()
