@@ -328,33 +328,54 @@ class Hall:
         if table is not None and table.state is not None:
             await self.refresh_panels(table)
 
-    async def refresh_panels(self, table: TableRecord, *, skip_message: int | None = None) -> None:
-        """Send or edit each seated player's DM panel (those who have DMs on)."""
+    async def refresh_panels(
+        self,
+        table: TableRecord,
+        *,
+        skip_message: int | None = None,
+        notify: int | None = None,
+    ) -> None:
+        """Send or edit each seated player's DM panel (those who have DMs on). The player
+        ``notify`` (whose turn it has just become) gets the panel as a fresh message, the old
+        one deleted: Discord notifies on new messages, never on edits, and a correspondence
+        game lives on that notification. Everyone else's panel is edited in place."""
         for user_id in dict.fromkeys(table.seats):
             if await self.store.dm_mode(user_id) != "on":
                 continue
             stored = await self.store.dm_panel(table.id, user_id)
             if stored is not None and stored[1] == skip_message:
                 continue
-            await self._send_panel(table, user_id, stored)
+            await self._send_panel(table, user_id, stored, fresh=user_id == notify)
 
     async def _send_panel(
-        self, table: TableRecord, user_id: int, stored: tuple[int, int] | None
+        self,
+        table: TableRecord,
+        user_id: int,
+        stored: tuple[int, int] | None,
+        *,
+        fresh: bool = False,
     ) -> None:
         parts = self.panel_parts(table, user_id, for_dm=True)
         try:
+            old = None
             if stored is not None:
                 dm = self.client.get_partial_messageable(
                     stored[0], type=discord.ChannelType.private
                 )
-                try:
-                    await dm.get_partial_message(stored[1]).edit(**parts.edit_kwargs())
-                    return
-                except discord.NotFound:
-                    pass  # the player deleted it: send a fresh one
+                old = dm.get_partial_message(stored[1])
+                if not fresh:
+                    try:
+                        await old.edit(**parts.edit_kwargs())
+                        return
+                    except discord.NotFound:
+                        old = None  # the player deleted it: send a fresh one
             channel = await self.client.create_dm(discord.Object(user_id))
             message = await channel.send(**parts.send_kwargs())
             await self.store.set_dm_panel(table.id, user_id, channel.id, message.id)
+            if old is not None:
+                # One panel per table: the new one replaces it (already gone is fine).
+                with contextlib.suppress(discord.NotFound):
+                    await old.delete()
         except discord.Forbidden as exc:
             if exc.code != DM_CLOSED_CODE:
                 log.warning("table %s: DM to a player refused (code %s)", table.id, exc.code)
@@ -528,16 +549,28 @@ class Hall:
     ) -> None:
         """Reply on the message that was clicked, then bring the table and panels up to date."""
         message = interaction.message
+        notify = self.turn_passed_to(table, interaction.user.id)
         from_table = message is not None and message.id == table.message_id
         if from_table:
             parts = await self.table_parts(table)
             await interaction.response.edit_message(**parts.edit_kwargs())
-            await self.refresh_panels(table)
+            await self.refresh_panels(table, notify=notify)
             return
         parts = self.panel_parts(table, interaction.user.id, for_dm=interaction.guild_id is None)
         await interaction.response.edit_message(**parts.edit_kwargs())
         if await self.refresh_table(table):
-            await self.refresh_panels(table, skip_message=message.id if message else None)
+            skip = message.id if message else None
+            await self.refresh_panels(table, skip_message=skip, notify=notify)
+
+    @staticmethod
+    def turn_passed_to(table: TableRecord, actor: int) -> int | None:
+        """The player whose turn it now is, if it is not the one who just acted."""
+        if table.state is None or table.status != "running":
+            return None
+        to_act = table.engine.to_act(table.state)
+        if to_act is None or table.seats[to_act] == actor:
+            return None
+        return table.seats[to_act]
 
     async def on_hand(self, interaction: discord.Interaction[Any], tid: int) -> None:
         async def flow() -> None:

@@ -55,7 +55,7 @@ LABELS = tuple(f"`{name.capitalize():<6}`" for name in COLUMN_NAMES)
 
 
 def _emoji(code: str) -> str:
-    return EMOJI.get(code, EMOJI.get(code[0], "🂠"))
+    return EMOJI.get(code, EMOJI.get(code[0], "🃏"))  # a Discord emoji: menus may show it
 
 
 def _number(n: int) -> str:

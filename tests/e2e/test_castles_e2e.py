@@ -320,3 +320,27 @@ async def test_dm_opt_out_and_back_in(world: World) -> None:
     await w.fake.settle()
     assert handle.ephemeral
     await check_everything(w, await w.table_by_id(table.id))
+
+
+async def test_the_player_whose_turn_comes_gets_a_fresh_dm_panel(world: World) -> None:
+    """Discord notifies on new messages, never on edits: when the turn passes to a player, their
+    DM panel is re-sent (the old one deleted, still one panel per table); the mover's own panel
+    is edited in place."""
+    w = world
+    table, message = await open_game(w, dealer=DEALER_BOB)
+    alice_before, bob_before = dm_panel(w, w.alice, table), dm_panel(w, w.bob, table)
+    await w.alice.click(message, _draw_label(table.running_state()))
+    await w.fake.settle()
+    table = await w.table_by_id(table.id)
+    alice_after, bob_after = dm_panel(w, w.alice, table), dm_panel(w, w.bob, table)
+    assert alice_after.id == alice_before.id  # edited: no notification for the mover
+    assert bob_after.id != bob_before.id and w.fake.latest(bob_before).deleted
+    assert len(w.bob.dms()) == 1
+    # Bob plays from his new DM panel: it is edited in place; Alice's is re-sent.
+    await w.bob.click(bob_after, _draw_label(table.running_state()))
+    await w.fake.settle()
+    table = await w.table_by_id(table.id)
+    assert dm_panel(w, w.bob, table).id == bob_after.id
+    assert dm_panel(w, w.alice, table).id != alice_after.id
+    assert len(w.alice.dms()) == 1
+    await check_everything(w, table)

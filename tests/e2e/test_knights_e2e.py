@@ -160,10 +160,16 @@ async def test_a_full_game_to_a_result_by_selects(world: World) -> None:
             assert ephemeral is not None and ephemeral.ephemeral_for == user.id
             await move_in_panel(w, user, ephemeral, state, legal, action)
             used_ephemeral = True
+        elif stale is None and user is w.alice:
+            # One of Alice's moves from an ephemeral panel, kept to be clicked again once stale
+            # (her DM panel is replaced by a fresh message when her turn comes back).
+            opened = await user.click(w.table_message(table), "My moves")
+            ephemeral = opened.response_message
+            assert ephemeral is not None and ephemeral.ephemeral_for == user.id
+            steps = await move_in_panel(w, user, ephemeral, state, legal, action)
+            stale = (table.ply, *steps)
         else:
-            steps = await move_in_panel(w, user, panel, state, legal, action)
-            if stale is None and user is w.alice:
-                stale = (table.ply, *steps)
+            await move_in_panel(w, user, panel, state, legal, action)
         await w.fake.settle()
         table = await w.table_by_id(table.id)
         check_table(w, table, seen)
