@@ -22,12 +22,18 @@ from cogs.render import get_renderer
 from cogs.render.base import (
     CLOSED_COLOUR,
     LOBBY_COLOUR,
-    join_names,
 )
 from engine import get_game
 from engine.rules import RuleError
-from storage import CorruptTable, StaleAction, Store, TableError, TableExists, TableRecord
-from storage.store import Seating
+from storage import (
+    CorruptTable,
+    Seating,
+    StaleAction,
+    Store,
+    TableError,
+    TableExists,
+    TableRecord,
+)
 
 log = logging.getLogger("siege.hall")
 
@@ -683,4 +689,4 @@ def _can_manage(interaction: discord.Interaction[Any]) -> bool:
     return bool(perms and perms.manage_guild)
 
 
-__all__ = ["Hall", "Parts", "join_names", "mention"]
+__all__ = ["Hall", "Parts", "mention"]

@@ -14,8 +14,7 @@ from discord.ext import commands
 
 from cogs.render import get_renderer, playable_games
 from engine import get_game
-from storage import TableError
-from storage.store import Seating
+from storage import Seating, TableError
 
 if TYPE_CHECKING:
     from bot import SiegeBot

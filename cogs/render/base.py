@@ -118,10 +118,3 @@ class Renderer(Protocol):
         ...
 
     def result_line(self, result: Result, names: list[str]) -> str: ...
-
-
-def join_names(names: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]

@@ -14,8 +14,16 @@ import pytest
 
 from engine.castles import GAME
 from engine.rules import RuleError, SetupError, dumps, rng_for
-from storage import CorruptTable, StaleAction, Store, TableError, TableExists, TableRecord
-from storage.store import BUSY_TIMEOUT_MS
+from storage import (
+    CorruptTable,
+    Seating,
+    StaleAction,
+    Store,
+    TableError,
+    TableExists,
+    TableRecord,
+)
+from storage.store import BUSY_TIMEOUT_MS, seat_order
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "storage" / "migrations"
 LATEST = max(int(path.name[:3]) for path in MIGRATIONS.glob("[0-9][0-9][0-9]_*.sql"))
@@ -528,3 +536,48 @@ async def test_state_of_an_unknown_version_is_corrupt(store: Store, db_path: Pat
     conn.close()
     with pytest.raises(CorruptTable):
         await store.get_table(table.id)
+
+
+def test_store_doctests() -> None:
+    import doctest
+
+    import storage.store
+
+    outcome = doctest.testmod(storage.store)
+    assert outcome.attempted >= 2 and outcome.failed == 0
+
+
+@pytest.mark.parametrize(
+    ("seating", "expected"),
+    [("join", (1, 2)), ("host_first", (1, 2)), ("host_second", (2, 1))],
+)
+async def test_seating_rule_orders_the_seats_at_start(
+    store: Store, seating: Seating, expected: tuple[int, int]
+) -> None:
+    table = await store.create_table(
+        guild_id=1, channel_id=77, game="knights", host_id=1, seating=seating
+    )
+    assert table.seating == seating
+    await store.join(table.id, 2)
+    started = await store.start(table.id, 1)
+    assert started.seats == expected
+    assert started.seat_of(1) == expected.index(1)
+
+
+async def test_random_seating_is_fixed_by_the_seed(store: Store) -> None:
+    orders = set()
+    for channel in range(20):
+        table = await store.create_table(
+            guild_id=1,
+            channel_id=channel,
+            game="knights",
+            host_id=1,
+            seating="random",
+            seed=channel,
+        )
+        await store.join(table.id, 2)
+        started = await store.start(table.id, 1)
+        assert sorted(started.seats) == [1, 2]
+        assert seat_order((1, 2), 1, "random", started.seed) == started.seats
+        orders.add(started.seats)
+    assert orders == {(1, 2), (2, 1)}  # seeds 0-19 give both orders
