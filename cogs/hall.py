@@ -303,6 +303,9 @@ class Hall:
     async def refresh_table(self, table: TableRecord) -> bool:
         """Edit the public table message in place (re-post it if it was deleted). Returns False
         when the channel turned out to be gone, in which case the table was closed."""
+        # Render the newest stored table: a slower flow must not paint an older position over
+        # the one a quicker, later flow has already shown.
+        table = await self.store.get_table(table.id) or table
         parts = await self.table_parts(table)
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
         try:
@@ -345,6 +348,7 @@ class Hall:
         ``notify`` (whose turn it has just become) gets the panel as a fresh message, the old
         one deleted: Discord notifies on new messages, never on edits, and a correspondence
         game lives on that notification. Everyone else's panel is edited in place."""
+        table = await self.store.get_table(table.id) or table  # the newest position
         for user_id in dict.fromkeys(table.seats):
             if await self.store.dm_mode(user_id) != "on":
                 continue
