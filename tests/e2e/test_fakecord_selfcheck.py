@@ -121,7 +121,7 @@ class FeedbackModal(discord.ui.Modal, title="Feedback"):
 
 BAD_KINDS = [
     app_commands.Choice(name=kind, value=kind)
-    for kind in ("embed", "content", "custom_id", "rows", "ephemeral_channel")
+    for kind in ("embed", "content", "custom_id", "emoji", "rows", "ephemeral_channel")
 ]
 
 
@@ -243,6 +243,10 @@ class FcGroup(app_commands.Group):
                 view = discord.ui.View()
                 view.add_item(discord.ui.Button(label="long", custom_id="c" * 101))
                 await channel.send("long custom id", view=view)
+            elif kind.value == "emoji":
+                view = discord.ui.View()
+                view.add_item(discord.ui.Button(label="card", emoji="🂠", custom_id="card"))
+                await channel.send("a playing-card glyph is not a Discord emoji", view=view)
             else:
                 rows = [
                     {
@@ -470,6 +474,7 @@ async def test_limits_are_enforced(fake: FakeDiscord, world: World, bot: SelfChe
         "embed": "embeds[0].description",
         "content": "content",
         "custom_id": "custom_id",
+        "emoji": "Invalid emoji",
         "rows": "5 or fewer",
         "ephemeral_channel": "ephemeral flag",
     }
