@@ -435,10 +435,16 @@ class Hall:
                 f"This channel already has an open {exc.table.engine.title} table{where} "
                 "Start a thread to run another game alongside it."
             ) from None
-        parts = self.lobby_parts(table)
+        await self._post_table(interaction, table)
+
+    async def _post_table(self, interaction: discord.Interaction[Any], table: TableRecord) -> int:
+        """Answer the interaction with the table as a new public message and remember it as the
+        table's message. Returns the message id."""
+        parts = await self.table_parts(table)
         await interaction.response.send_message(**parts.send_kwargs())
         message = await interaction.original_response()
         await self.store.set_message(table.id, message.id)
+        return message.id
 
     async def on_lobby(self, interaction: discord.Interaction[Any], tid: int, op: str) -> None:
         async def flow() -> None:
@@ -491,11 +497,8 @@ class Hall:
         if table is None:
             raise TableError("There is no open table in this channel. Start one with /siege new.")
         old = table.message_id
-        parts = await self.table_parts(table)
-        await interaction.response.send_message(**parts.send_kwargs())
-        message = await interaction.original_response()
-        await self.store.set_message(table.id, message.id)
-        if old is not None and old != message.id:
+        new = await self._post_table(interaction, table)
+        if old is not None and old != new:
             channel = self.client.get_partial_messageable(table.channel_id)
             # It may be lost or deleted: that is often why the table was re-posted.
             with contextlib.suppress(discord.HTTPException):
@@ -651,11 +654,7 @@ class Hall:
                 raise TableError(
                     "This channel already has an open table" + (f": {url}" if url else ".")
                 ) from None
-            parts = await self.table_parts(table)
-            await interaction.response.send_message(**parts.send_kwargs())
-            message = await interaction.original_response()
-            await self.store.set_message(table.id, message.id)
-            table = await self._table(table.id)
+            await self._post_table(interaction, table)
             await self.refresh_panels(table)
 
         await self.guarded(interaction, flow)
