@@ -464,6 +464,7 @@ class Hall:
             await interaction.response.edit_message(**parts.edit_kwargs())
             if table.status == "running":
                 await self.refresh_panels(table)
+                await self.turn_ping(table, self.turn_passed_to(table, None))
 
         await self.guarded(interaction, flow)
 
@@ -489,6 +490,7 @@ class Hall:
         )
         if await self.refresh_table(table) and table.state is not None:
             await self.refresh_panels(table)
+            await self.turn_ping(table, None)
 
     async def repost_table(self, interaction: discord.Interaction[Any]) -> None:
         """``/siege table``: post the channel's table again at the bottom."""
@@ -568,16 +570,45 @@ class Hall:
             parts = await self.table_parts(table)
             await interaction.response.edit_message(**parts.edit_kwargs())
             await self.refresh_panels(table, notify=notify)
-            return
-        parts = self.panel_parts(table, interaction.user.id, for_dm=interaction.guild_id is None)
-        await interaction.response.edit_message(**parts.edit_kwargs())
-        if await self.refresh_table(table):
+        else:
+            parts = self.panel_parts(
+                table, interaction.user.id, for_dm=interaction.guild_id is None
+            )
+            await interaction.response.edit_message(**parts.edit_kwargs())
+            if not await self.refresh_table(table):
+                return
             skip = message.id if message else None
             await self.refresh_panels(table, skip_message=skip, notify=notify)
+        if notify is not None or table.status != "running":
+            await self.turn_ping(table, notify)
+
+    async def turn_ping(self, table: TableRecord, user_id: int | None) -> None:
+        """Ping the player to act in the channel when no DM panel notifies them (DMs off or
+        closed): Discord notifies on new messages only, and the table is edited in place. The
+        previous ping of the table is deleted, so at most one stands; ``None`` only clears."""
+        table = await self.store.get_table(table.id) or table
+        channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+        if table.ping_message_id is not None:
+            with contextlib.suppress(discord.HTTPException):
+                await channel.get_partial_message(table.ping_message_id).delete()
+            await self.store.set_ping(table.id, None)
+        if user_id is None or await self.store.dm_mode(user_id) == "on":
+            return
+        url = jump_url(table)
+        text = f"{mention(user_id)}, it's your turn at table #{table.id}" + (
+            f": {url}" if url else "."
+        )
+        try:
+            ping = await channel.send(text, allowed_mentions=USER_MENTIONS)
+        except discord.HTTPException:
+            log.warning("table %s: could not post the turn ping", table.id)
+            return
+        await self.store.set_ping(table.id, ping.id)
 
     @staticmethod
-    def turn_passed_to(table: TableRecord, actor: int) -> int | None:
-        """The player whose turn it now is, if it is not the one who just acted."""
+    def turn_passed_to(table: TableRecord, actor: int | None) -> int | None:
+        """The player whose turn it now is, if it is not the one who just acted (``None``:
+        nobody acted, as at the start)."""
         if table.state is None or table.status != "running":
             return None
         to_act = table.engine.to_act(table.state)
@@ -626,6 +657,7 @@ class Hall:
             )
             if await self.refresh_table(table):
                 await self.refresh_panels(table)
+                await self.turn_ping(table, None)
 
         await self.guarded(interaction, flow)
 
@@ -656,6 +688,7 @@ class Hall:
                 ) from None
             await self._post_table(interaction, table)
             await self.refresh_panels(table)
+            await self.turn_ping(table, self.turn_passed_to(table, None))
 
         await self.guarded(interaction, flow)
 

@@ -86,6 +86,7 @@ class TableRecord:
     created_at: str
     updated_at: str
     seating: Seating = "join"
+    ping_message_id: int | None = None
 
     @property
     def engine(self) -> Game:
@@ -301,6 +302,13 @@ class Store:
         async with self._transaction() as conn:
             await conn.execute(
                 "UPDATE tables SET message_id = ? WHERE id = ?", (message_id, table_id)
+            )
+
+    async def set_ping(self, table_id: int, message_id: int | None) -> None:
+        """Remember (or forget) the channel message pinging the player to act."""
+        async with self._transaction() as conn:
+            await conn.execute(
+                "UPDATE tables SET ping_message_id = ? WHERE id = ?", (message_id, table_id)
             )
 
     async def join(self, table_id: int, user_id: int) -> TableRecord:
@@ -557,6 +565,7 @@ def _record(row: sqlite3.Row) -> TableRecord:
             created_at=row["created_at"],
             updated_at=row["updated_at"],
             seating=row["seating"],
+            ping_message_id=row["ping_message_id"],
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise CorruptTable(

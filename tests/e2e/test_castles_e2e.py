@@ -344,3 +344,33 @@ async def test_the_player_whose_turn_comes_gets_a_fresh_dm_panel(world: World) -
     assert dm_panel(w, w.alice, table).id != alice_after.id
     assert len(w.alice.dms()) == 1
     await check_everything(w, table)
+
+
+def pings(w: World) -> list[FakeMessage]:
+    return [m for m in w.fake.channel_messages(w.channel) if "it's your turn at table" in m.content]
+
+
+async def test_players_without_dm_panels_are_pinged_in_the_channel(world: World) -> None:
+    """Bob turned DMs off, so nothing would notify him: when his turn comes, one short channel
+    message pings him; it goes away when he has played and when the game ends."""
+    w = world
+    await w.bob.slash(w.channel, "siege dm off")
+    table, message = await open_game(w, dealer=DEALER_BOB)
+    assert pings(w) == []  # Alice moves first and has her DM panel
+    await w.alice.click(message, _draw_label(table.running_state()))
+    await w.fake.settle()
+    [ping] = pings(w)
+    assert ping.content.startswith(f"<@{w.bob.id}>, it's your turn at table #{table.id}")
+    table = await w.table_by_id(table.id)
+    await w.bob.click(w.table_message(table), _draw_label(table.running_state()))
+    await w.fake.settle()
+    assert pings(w) == [] and w.fake.latest(ping).deleted
+    table = await w.table_by_id(table.id)
+    await w.alice.click(w.table_message(table), _draw_label(table.running_state()))
+    await w.fake.settle()
+    assert len(pings(w)) == 1
+    confirm = (await w.alice.click(w.table_message(table), "Resign")).response_message
+    assert confirm is not None
+    await w.alice.click(confirm, "Yes, resign")
+    await w.fake.settle()
+    assert pings(w) == []
