@@ -268,6 +268,32 @@ class RestApi:
             existing_flags=existing.flags if existing is not None else 0,
         )
 
+    def _refused_message(
+        self,
+        what: str,
+        body: Any,
+        uploads: Any,
+        *,
+        creating: bool,
+        via_interaction: bool,
+        existing: FakeMessage | None = None,
+        prefix: tuple[str, ...] = (),
+    ) -> Reply | None:
+        """Discord's answer to a message body it refuses (limits, or nothing left to show), or
+        None when the body is acceptable."""
+        problems = self._message_problems(
+            body or {},
+            uploads,
+            creating=creating,
+            via_interaction=via_interaction,
+            existing=existing,
+        )
+        if problems:
+            return self._invalid(what, problems, prefix)
+        if self.fake.would_be_empty(body or {}, uploads, base=existing):
+            return self._empty_message(what)
+        return None
+
     def _empty_message(self, what: str) -> Reply:
         self.fake.violation(
             f"{what}: Discord rejects this with 400 / 50006: Cannot send an empty message"
@@ -463,14 +489,12 @@ class RestApi:
             )
         message: FakeMessage | None = None
         if cb_type == CHANNEL_MESSAGE:
-            problems = self._message_problems(
-                data, call.uploads, creating=True, via_interaction=True
+            refused = self._refused_message(
+                what, data, call.uploads, creating=True, via_interaction=True, prefix=("data",)
             )
-            if problems:
-                return self._invalid(what, problems, ("data",))
+            if refused is not None:
+                return refused
             assert isinstance(data, Mapping)
-            if fake.would_be_empty(data, call.uploads):
-                return self._empty_message(what)
             ephemeral = bool(int(data.get("flags") or 0) & FLAG_EPHEMERAL)
             message = fake.create_message(
                 record.channel,
@@ -500,15 +524,19 @@ class RestApi:
         elif cb_type == UPDATE_MESSAGE:
             assert record.source_message_id is not None
             source = fake.messages[record.source_message_id]
-            problems = self._message_problems(
-                data or {}, call.uploads, creating=False, via_interaction=True, existing=source
-            )
-            if problems:
-                return self._invalid(what, problems, ("data",))
             if source.deleted:
                 return discord_error(404, 10008, "Unknown Message")
-            if fake.would_be_empty(data or {}, call.uploads, base=source):
-                return self._empty_message(what)
+            refused = self._refused_message(
+                what,
+                data,
+                call.uploads,
+                creating=False,
+                via_interaction=True,
+                existing=source,
+                prefix=("data",),
+            )
+            if refused is not None:
+                return refused
             message = fake.edit_message(source, data or {}, call.uploads)
             record.original_message_id = source.id
             record.ephemeral = source.ephemeral
@@ -570,14 +598,12 @@ class RestApi:
             return record
         fake = self.fake
         what = f"{record.description}: follow-up message"
-        problems = self._message_problems(
-            call.body, call.uploads, creating=True, via_interaction=True
+        refused = self._refused_message(
+            what, call.body, call.uploads, creating=True, via_interaction=True
         )
-        if problems:
-            return self._invalid(what, problems)
+        if refused is not None:
+            return refused
         body: Mapping[str, Any] = call.body
-        if fake.would_be_empty(body, call.uploads):
-            return self._empty_message(what)
         if record.loading and record.original_message_id is not None:
             # The first follow-up after a deferred (thinking) response replaces the placeholder;
             # its ephemerality was decided by the defer.
@@ -614,13 +640,11 @@ class RestApi:
         if isinstance(message, Reply):
             return message
         what = f"{record.description}: edit of message {message.id}"
-        problems = self._message_problems(
-            call.body or {}, call.uploads, creating=False, via_interaction=True, existing=message
+        refused = self._refused_message(
+            what, call.body, call.uploads, creating=False, via_interaction=True, existing=message
         )
-        if problems:
-            return self._invalid(what, problems)
-        if self.fake.would_be_empty(call.body or {}, call.uploads, base=message):
-            return self._empty_message(what)
+        if refused is not None:
+            return refused
         finish = record.loading and message.id == record.original_message_id
         edited = self.fake.edit_message(
             message, call.body or {}, call.uploads, finish_loading=finish
@@ -676,14 +700,12 @@ class RestApi:
         if channel is None:
             return discord_error(404, 10003, "Unknown Channel")
         what = f"POST message to {channel!r}"
-        problems = self._message_problems(
-            call.body, call.uploads, creating=True, via_interaction=False
+        refused = self._refused_message(
+            what, call.body, call.uploads, creating=True, via_interaction=False
         )
-        if problems:
-            return self._invalid(what, problems)
+        if refused is not None:
+            return refused
         body: Mapping[str, Any] = call.body
-        if fake.would_be_empty(body, call.uploads):
-            return self._empty_message(what)
         if channel.type == DM:
             assert channel.recipient is not None
             if channel.recipient.dms_closed or not fake.shares_guild(channel.recipient):
@@ -706,13 +728,11 @@ class RestApi:
         if isinstance(message, Reply):
             return message
         what = f"PATCH message {message.id} in {channel!r}"
-        problems = self._message_problems(
-            call.body or {}, call.uploads, creating=False, via_interaction=False, existing=message
+        refused = self._refused_message(
+            what, call.body, call.uploads, creating=False, via_interaction=False, existing=message
         )
-        if problems:
-            return self._invalid(what, problems)
-        if self.fake.would_be_empty(call.body or {}, call.uploads, base=message):
-            return self._empty_message(what)
+        if refused is not None:
+            return refused
         return Reply(200, self.fake.edit_message(message, call.body or {}, call.uploads).payload())
 
     async def delete_message(self, call: Call) -> Reply:
