@@ -157,3 +157,16 @@ async def test_gateway_drop_mid_game_resumes_and_play_goes_on(world: World) -> N
     await w.fake.settle()
     assert w.fake.gateway.resume_count == resumes + 1
     assert (await w.table_by_id(table.id)).ply == 1
+
+
+async def test_a_deleted_table_message_is_posted_again_on_the_next_move(world: World) -> None:
+    w = world
+    table, message = await open_game(w, dealer=DEALER_BOB)
+    w.fake.delete_message(message)  # a moderator tidied the channel
+    await w.alice.click(dm_panel(w, w.alice, table), draw_label(38))
+    await w.fake.settle()
+    table = await w.table_by_id(table.id)
+    assert table.ply == 1 and table.message_id != message.id
+    reposted = w.table_message(table)
+    assert not reposted.deleted and "move 1" in reposted.text()
+    assert reposted.content == f"<@{w.bob.id}>, it's your turn."
