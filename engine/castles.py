@@ -23,11 +23,16 @@ from engine.rules import (
     SetupError,
     State,
     StoredTurn,
+    brief,
     check_seats,
     check_turn,
     clone,
     field_of,
+    is_whole,
     resolve_options,
+    stack_choice,
+    stack_hands,
+    stack_list,
 )
 
 HAND_SIZE = 7
@@ -97,19 +102,15 @@ class Castles(StoredTurn):
         if unknown:
             raise SetupError(f"Unknown stack key {unknown[0]!r} for Castles Besieged.")
 
-        hands_named = _stack_hands(stack.get("hands"))
-        pile_named = _card_list(stack.get("pile", []), "pile", 52 - 2 * HAND_SIZE)
-        dice = _dice_list(stack.get("dice", []))
+        hands_named = [_card_list(h, "hands", HAND_SIZE) for h in stack_hands(stack, 2, HAND_SIZE)]
+        pile_named = _card_list(stack_list(stack, "pile"), "pile", 52 - 2 * HAND_SIZE)
+        dice = _dice_list(stack_list(stack, "dice"))
         named = [c for hand in hands_named for c in hand] + pile_named
         if len(set(named)) != len(named):
             raise SetupError("A card is named twice in the stack.")
 
         dealer = opts["dealer"]
-        stack_dealer = stack.get("dealer")
-        if stack_dealer is not None and (
-            type(stack_dealer) is not int or stack_dealer not in (0, 1)
-        ):
-            raise SetupError("Stack 'dealer' must be 0 or 1.")
+        stack_dealer = stack_choice(stack, "dealer", (0, 1))
         if dealer is not None and stack_dealer is not None and stack_dealer != dealer:
             raise SetupError("Stack 'dealer' differs from the 'dealer' option.")
         if dealer is None:
@@ -320,30 +321,20 @@ def _roll(state: State, rng: random.Random) -> int:
     return rng.randint(1, 6)
 
 
-def _card_list(value: Any, what: str, most: int) -> list[str]:
-    if not isinstance(value, list):
-        raise SetupError(f"Stack {what!r} must be a list of card codes.")
+def _card_list(value: list[Any], what: str, most: int) -> list[str]:
     if len(value) > most:
         raise SetupError(f"Stack {what!r} names {len(value)} cards; at most {most} fit.")
     for code in value:
         if not cards.is_card(code):
-            raise SetupError(f"{code!r} is not a card of the 52-card deck.")
+            shown = repr(code) if isinstance(code, str) else brief(code)
+            raise SetupError(f"{shown} is not a card of the 52-card deck.")
     return list(value)
 
 
-def _stack_hands(value: Any) -> list[list[str]]:
-    if value is None:
-        return [[], []]
-    if not isinstance(value, list) or len(value) != 2:
-        raise SetupError("Stack 'hands' must be a list of exactly 2 hands.")
-    return [_card_list(hand, "hands", HAND_SIZE) for hand in value]
-
-
-def _dice_list(value: Any) -> list[int]:
-    if not isinstance(value, list) or not all(
-        isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in value
-    ):
-        raise SetupError("Stack 'dice' must be a list of whole numbers from 1 to 6.")
+def _dice_list(value: list[Any]) -> list[int]:
+    for die in value:
+        if not is_whole(die) or not 1 <= die <= 6:
+            raise SetupError(f"Stack 'dice' must be whole numbers from 1 to 6, not {brief(die)}.")
     return list(value)
 
 

@@ -38,11 +38,15 @@ from engine.rules import (
     SetupError,
     State,
     StoredTurn,
+    brief,
     check_seats,
     check_turn,
     clone,
     field_of,
     resolve_options,
+    stack_choice,
+    stack_hands,
+    stack_list,
 )
 
 HAND_SIZE = 5
@@ -588,26 +592,18 @@ def _check_stack(stack: dict[str, Any], specials: bool) -> dict[str, Any]:
     unknown = sorted(set(stack) - STACK_KEYS)
     if unknown:
         raise SetupError(f"Unknown stack key {unknown[0]!r} for Siege the King.")
-    first = stack.get("first")
-    if "first" in stack and (isinstance(first, bool) or first not in (0, 1)):
-        raise SetupError("Stack 'first' must be 0 or 1.")
+    first = stack_choice(stack, "first", (0, 1))
     full = Counter(deck(specials))
-    hands = stack.get("hands", [[], []])
-    if not isinstance(hands, list) or len(hands) != 2:
-        raise SetupError("Stack 'hands' must be a list of exactly 2 hands.")
-    for hand in hands:
-        if not isinstance(hand, list) or len(hand) > HAND_SIZE:
-            raise SetupError(f"Each stacked hand must be a list of at most {HAND_SIZE} codes.")
-        if ASSASSIN in hand:
-            raise SetupError("The Assassin never starts in a hand.")
-    pile = stack.get("pile", [])
-    if not isinstance(pile, list):
-        raise SetupError("Stack 'pile' must be a list of card codes.")
+    hands = stack_hands(stack, 2, HAND_SIZE)
+    if any(ASSASSIN in hand for hand in hands):
+        raise SetupError("The Assassin never starts in a hand.")
+    pile = stack_list(stack, "pile")
     named = [*hands[0], *hands[1], *pile]
     for code in named:
         if not isinstance(code, str) or code not in full:
             without = "" if specials else " without special cards"
-            raise SetupError(f"{code!r} is not a card of the Siege the King deck{without}.")
+            shown = repr(code) if isinstance(code, str) else brief(code)
+            raise SetupError(f"{shown} is not a card of the Siege the King deck{without}.")
     for code, count in Counter(named).items():
         if count > full[code]:
             raise SetupError(

@@ -25,7 +25,7 @@ import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 JSON = Any
 State = dict[str, Any]
@@ -151,8 +151,81 @@ def resolve_options(game: Game, options: Mapping[str, JSON] | None) -> dict[str,
     return {name: opt.check(given.get(name, opt.default)) for name, opt in known.items()}
 
 
+def is_whole(value: object) -> TypeGuard[int]:
+    """Whether a JSON value is a whole number: an ``int``, never ``true``/``false`` (Python's
+    ``bool`` is an ``int``) nor a float such as ``1.0`` (which equals 1).
+
+    >>> is_whole(1), is_whole(1.0), is_whole(True), is_whole(None), is_whole("1")
+    (True, False, False, False, False)
+    """
+    return type(value) is int
+
+
+def brief(value: object) -> str:
+    """A JSON value as a short, one-line phrase for a setup message.
+
+    >>> brief(None), brief(1.0), brief(True), brief("0"), brief([[]]), brief({})
+    ('null', '1.0', 'true', '"0"', 'a list', 'an object')
+    """
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def stack_choice(stack: Mapping[str, JSON], name: str, choices: tuple[int, ...]) -> int | None:
+    """Stack key ``name``: one of the whole numbers ``choices``, or None when the key is absent.
+
+    A key that is present must hold such a number: ``null``, ``true``, ``1.0`` or ``"1"`` is a
+    SetupError, as is a number outside ``choices``.
+    """
+    if name not in stack:
+        return None
+    value = stack[name]
+    if not is_whole(value) or value not in choices:
+        allowed = " or ".join(str(c) for c in choices)
+        raise SetupError(f"Stack {name!r} must be the whole number {allowed}, not {brief(value)}.")
+    return value
+
+
+def stack_list(stack: Mapping[str, JSON], name: str) -> list[JSON]:
+    """Stack key ``name`` as a list, ``[]`` when the key is absent; present but not a list
+    (``null`` included) is a SetupError. The game checks the entries."""
+    if name not in stack:
+        return []
+    value = stack[name]
+    if not isinstance(value, list):
+        raise SetupError(f"Stack {name!r} must be a list, not {brief(value)}.")
+    return list(value)
+
+
+def stack_hands(stack: Mapping[str, JSON], seats: int, most: int) -> list[list[JSON]]:
+    """Stack key ``hands``: exactly one list per seat, in seat order, each of at most ``most``
+    entries; empty hands when the key is absent. The game checks the codes."""
+    if "hands" not in stack:
+        return [[] for _ in range(seats)]
+    hands = stack["hands"]
+    if (
+        not isinstance(hands, list)
+        or len(hands) != seats
+        or not all(isinstance(hand, list) for hand in hands)
+    ):
+        given = "" if isinstance(hands, list) else f", not {brief(hands)}"
+        raise SetupError(
+            f"Stack 'hands' must be a list of exactly {seats} lists of card codes{given}."
+        )
+    for seat, hand in enumerate(hands):
+        if len(hand) > most:
+            raise SetupError(
+                f"Stack 'hands' names {len(hand)} cards for seat {seat}; at most {most} fit."
+            )
+    return [list(hand) for hand in hands]
+
+
 def check_seats(game: Game, seats: object) -> int:
-    if isinstance(seats, bool) or not isinstance(seats, int):
+    if not is_whole(seats):
         raise SetupError("The number of seats must be a whole number.")
     if not game.min_seats <= seats <= game.max_seats:
         if game.min_seats == game.max_seats:

@@ -82,30 +82,56 @@ def run_script(script: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def parse(data: bytes) -> Any:
+    """The JSON value of a script's bytes, or a MalformedScript saying why it cannot be read:
+    not UTF-8, not JSON (``NaN`` and ``Infinity`` are not JSON), or nested deeper than the
+    reader can follow."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MalformedScript(f"not UTF-8 text (byte {exc.start + 1} of the script)") from None
+    try:
+        return json.loads(text, parse_constant=_not_json_number)
+    except json.JSONDecodeError as exc:
+        raise MalformedScript(f"not JSON ({exc.msg} at line {exc.lineno})") from None
+    except MalformedScript:
+        raise
+    except RecursionError:
+        raise MalformedScript("nested too deeply to read") from None
+    except ValueError:  # an integer longer than Python's digit limit
+        raise MalformedScript("not JSON (a number has too many digits)") from None
+
+
+def _not_json_number(name: str) -> Any:
+    raise MalformedScript(f"not JSON ({name} is not a JSON number)")
+
+
+def _fail(message: str) -> int:
+    """Exit status 2 with the message as exactly one line on standard error."""
+    print(" ".join(message.splitlines()), file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m engine.script FILE   (or - for standard input)", file=sys.stderr)
-        return 2
+        return _fail("usage: python -m engine.script FILE   (or - for standard input)")
     try:
         if args[0] == "-":
-            text = sys.stdin.read()
+            data = sys.stdin.buffer.read()
         else:
-            with open(args[0], encoding="utf-8") as handle:
-                text = handle.read()
+            with open(args[0], "rb") as handle:
+                data = handle.read()
     except OSError as exc:
-        print(f"cannot read script: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return _fail(f"cannot read script: {exc.strerror or exc}")
     try:
-        output = run_script(json.loads(text))
-    except json.JSONDecodeError as exc:
-        print(f"malformed script: not JSON ({exc.msg} at line {exc.lineno})", file=sys.stderr)
-        return 2
+        # The whole document is built before anything is printed: a failure leaves stdout empty.
+        text = json.dumps(run_script(parse(data)), indent=1)
     except MalformedScript as exc:
-        print(f"malformed script: {exc}", file=sys.stderr)
-        return 2
-    json.dump(output, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+        return _fail(f"malformed script: {exc}")
+    except RecursionError:
+        return _fail("malformed script: nested too deeply to play")
+    sys.stdout.write(text + "\n")
     return 0
 
 

@@ -89,6 +89,10 @@ def test_setup_position_and_counters() -> None:
         (2, {"dealer": 0}, None),
         (2, {}, {"dice": [1]}),
         (2, {}, {"first": 0}),
+        (2, {}, {"first": None}),
+        (2, {"dealer": None}, None),
+        (1.0, {}, None),
+        (True, {}, None),
     ],
 )
 def test_setup_malformed(seats: int, options: dict[str, Any], stack: Any) -> None:

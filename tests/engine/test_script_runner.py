@@ -357,3 +357,162 @@ def test_bad_json_file_exits_2(tmp_path: Path) -> None:
     assert proc.stdout == ""
     assert proc.stderr.strip()
     assert proc.stderr.count("\n") == 1
+
+
+# -- Malformed scripts that used to crash or pass (issue 12, defect 8) -------------------------
+# Every case must end like any malformed script: status 2, nothing on stdout, exactly one line
+# on stderr and never a traceback. ``named`` is a word that line must contain.
+
+
+def assert_one_line_malformed(proc: subprocess.CompletedProcess[str], named: str | None) -> None:
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("malformed script: "), proc.stderr
+    assert proc.stderr.endswith("\n")
+    assert proc.stderr.count("\n") == 1
+    if named is not None:
+        assert named in proc.stderr
+
+
+def script_of(game: str, **keys: Any) -> str:
+    return json.dumps({"game": game, "seats": 2, **keys})
+
+
+DEEP = 100_000
+
+ROBUSTNESS: dict[str, tuple[str, str | None]] = {
+    # Nesting deeper than the JSON reader (or anything after it) can follow.
+    "deep_array": ("[" * DEEP, "nested"),
+    "deep_array_closed": ("[" * DEEP + "]" * DEEP, "nested"),
+    "deep_object": ('{"a": ' * DEEP, "nested"),
+    "deep_in_an_action": (
+        '{"game": "castles", "seats": 2, "actions": [{"seat": 1, "action": {"type": "lay", '
+        '"card": ' + "[" * DEEP + "]" * DEEP + "}}]}",
+        "nested",
+    ),
+    "deep_in_the_stack": (
+        '{"game": "king", "seats": 2, "stack": {"pile": ' + "[" * DEEP + "]" * DEEP + "}}",
+        "nested",
+    ),
+    # A number too long for Python to read is not a crash either; NaN and Infinity are not JSON.
+    "five_thousand_digit_seed": (
+        '{"game": "castles", "seats": 2, "seed": ' + "9" * 5000 + "}",
+        "digits",
+    ),
+    "nan_in_an_action": (
+        '{"game": "castles", "seats": 2, "actions": [{"seat": 1, "action": '
+        '{"type": "attack", "pos": NaN}}]}',
+        "NaN",
+    ),
+    "infinity_as_a_die": ('{"game": "castles", "seats": 2, "stack": {"dice": [Infinity]}}', None),
+    # Steps that are not {"seat": n, "action": {...}} objects.
+    "action_entry_null": (script_of("castles", actions=[None]), None),
+    "action_entry_number": (script_of("castles", actions=[1]), None),
+    "action_entry_list": (script_of("castles", actions=[[1, {"type": "draw"}]]), None),
+    "action_is_a_list": (script_of("king", actions=[{"seat": 0, "action": ["arrange"]}]), None),
+    "action_is_null": (script_of("knights", actions=[{"seat": 1, "action": None}]), None),
+    "step_seat_float": (script_of("castles", actions=[{"seat": 1.0, "action": DRAW}]), None),
+    "step_seat_true": (script_of("castles", actions=[{"seat": True, "action": DRAW}]), None),
+    # Top-level whole numbers given as floats, booleans or null.
+    "seats_float": (json.dumps({"game": "castles", "seats": 2.0}), None),
+    "seats_true": (json.dumps({"game": "king", "seats": True}), None),
+    "seed_float": (script_of("castles", seed=1.0), "seed"),
+    "seed_null": (script_of("knights", seed=None), "seed"),
+    "options_null": (script_of("castles", options=None), "options"),
+    "stack_null": (script_of("knights", stack=None), "stack"),
+}
+
+STACK_VALUES: dict[str, tuple[str, str | None]] = {
+    # Castles: every stack key, null and the wrong kinds of number (castles.md section 4).
+    "castles_dealer_null": (script_of("castles", stack={"dealer": None}), "dealer"),
+    "castles_dealer_float": (script_of("castles", stack={"dealer": 1.0}), "dealer"),
+    "castles_dealer_true": (script_of("castles", stack={"dealer": True}), "dealer"),
+    "castles_dealer_string": (script_of("castles", stack={"dealer": "0"}), "dealer"),
+    "castles_dealer_null_with_option": (
+        script_of("castles", options={"dealer": 0}, stack={"dealer": None}),
+        "dealer",
+    ),
+    "castles_hands_null": (script_of("castles", stack={"hands": None}), "hands"),
+    "castles_hands_empty": (script_of("castles", stack={"hands": []}), "hands"),
+    "castles_hand_null": (script_of("castles", stack={"hands": [None, []]}), "hands"),
+    "castles_pile_null": (script_of("castles", stack={"pile": None}), "pile"),
+    "castles_pile_number": (script_of("castles", stack={"pile": [1.0]}), None),
+    "castles_dice_null": (script_of("castles", stack={"dice": None}), "dice"),
+    "castles_die_float": (script_of("castles", stack={"dice": [6, 1.0]}), "dice"),
+    "castles_die_true": (script_of("castles", stack={"dice": [True]}), "dice"),
+    "castles_die_null": (script_of("castles", stack={"dice": [None]}), "dice"),
+    "castles_option_dealer_float": (script_of("castles", options={"dealer": 1.0}), "dealer"),
+    "castles_option_dealer_true": (script_of("castles", options={"dealer": True}), "dealer"),
+    # Siege the King (king.md section 4): "`1.0` and `true` are malformed".
+    "king_first_float": (script_of("king", stack={"first": 1.0}), "first"),
+    "king_first_zero_float": (script_of("king", stack={"first": 0.0}), "first"),
+    "king_first_true": (script_of("king", stack={"first": True}), "first"),
+    "king_first_false": (script_of("king", stack={"first": False}), "first"),
+    "king_first_null": (script_of("king", stack={"first": None}), "first"),
+    "king_first_list": (script_of("king", stack={"first": [1]}), "first"),
+    "king_hands_null": (script_of("king", stack={"hands": None}), "hands"),
+    "king_hand_null": (script_of("king", stack={"hands": [[], None]}), None),
+    "king_pile_null": (script_of("king", stack={"pile": None}), "pile"),
+    "king_pile_number": (script_of("king", stack={"pile": [5]}), None),
+    "king_option_specials_one": (script_of("king", options={"specials": 1}), "specials"),
+    "king_option_specials_null": (script_of("king", options={"specials": None}), "specials"),
+    # Siege (knights.md section 4): no options and no stack key at all, null or not.
+    "knights_stack_key_null": (script_of("knights", stack={"first": None}), "first"),
+    "knights_option_null": (script_of("knights", options={"variant": None}), "variant"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ROBUSTNESS))
+def test_script_that_cannot_be_played_exits_2_without_a_traceback(case: str) -> None:
+    text, named = ROBUSTNESS[case]
+    assert_one_line_malformed(run("-", stdin=text), named)
+
+
+@pytest.mark.parametrize("case", sorted(STACK_VALUES))
+def test_malformed_stack_or_option_value_exits_2(case: str) -> None:
+    text, named = STACK_VALUES[case]
+    assert_one_line_malformed(run("-", stdin=text), named)
+
+
+def test_deeply_nested_file_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * DEEP, encoding="utf-8")
+    assert_one_line_malformed(run(str(path)), "nested")
+
+
+def test_file_that_is_not_utf8_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.json"
+    path.write_bytes(b'{"game": "castles", "seats": 2, "seed": 1, "options": {"caf\xe9": 1}}')
+    assert_one_line_malformed(run(str(path)), "UTF-8")
+
+
+def test_stdin_that_is_not_utf8_exits_2() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine.script", "-"],
+        cwd=ROOT,
+        input=b'{"game": "\xff"}',
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    text = subprocess.CompletedProcess(
+        proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode("utf-8", "replace")
+    )
+    assert_one_line_malformed(text, "UTF-8")
+
+
+@pytest.mark.parametrize(
+    ("game", "stack"),
+    [
+        ("castles", {"dealer": 1}),
+        ("castles", {"dealer": 0, "hands": [[], []], "pile": [], "dice": []}),
+        ("king", {"first": 0}),
+        ("king", {"first": 1, "hands": [[], []], "pile": []}),
+        ("knights", {}),
+    ],
+)
+def test_well_formed_stack_values_are_still_accepted(game: str, stack: dict[str, Any]) -> None:
+    out = run_script({"game": game, "seats": 2, "stack": stack})
+    assert out["result"] is None
+    assert out["legal"]
