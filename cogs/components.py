@@ -29,11 +29,21 @@ if TYPE_CHECKING:
 SELECT_MAX_OPTIONS = 25
 ROWS_MAX = 5
 ROW_BUTTONS_MAX = 5
+OPTION_INDEX = re.compile(r"[0-9]{1,4}")
 
 
 def hall_of(interaction: discord.Interaction[Any]) -> Hall:
     hall: Hall = getattr(interaction.client, "hall")  # noqa: B009 - set by SiegeBot.setup_hook
     return hall
+
+
+def option_index(select: discord.ui.Select[Any]) -> int:
+    """The index into the legal list that the picked option carries, or -1 (answered as an out
+    of date choice) for anything else a forged payload could hold, such as "²" or "-1"
+    (``str.isdigit`` accepts "²", which ``int`` then refuses)."""
+    values = select.values
+    value = values[0] if len(values) == 1 else ""
+    return int(value) if OPTION_INDEX.fullmatch(value) else -1
 
 
 def _truncate(text: str, limit: int) -> str:
@@ -42,7 +52,7 @@ def _truncate(text: str, limit: int) -> str:
 
 class LobbyButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sh:lobby:(?P<tid>\d+):(?P<op>join|leave|start|cancel)",
+    template=r"sh:lobby:(?P<tid>[0-9]{1,18}):(?P<op>join|leave|start|cancel)",
 ):
     LABELS: ClassVar[dict[str, tuple[Any, ...]]] = {
         "join": ("Join", discord.ButtonStyle.success),
@@ -76,7 +86,7 @@ class LobbyButton(
 
 class ActButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sh:act:(?P<tid>\d+):(?P<ply>\d+):(?P<idx>\d+)",
+    template=r"sh:act:(?P<tid>[0-9]{1,18}):(?P<ply>[0-9]{1,9}):(?P<idx>[0-9]{1,4})",
 ):
     def __init__(self, tid: int, ply: int, control: ActionButton | None = None, idx: int = 0):
         index = control.index if control else idx
@@ -102,7 +112,7 @@ class ActButton(
 
 class ActSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"sh:pick:(?P<tid>\d+):(?P<ply>\d+):(?P<n>\d+)",
+    template=r"sh:pick:(?P<tid>[0-9]{1,18}):(?P<ply>[0-9]{1,9}):(?P<n>[0-9]{1,2})",
 ):
     def __init__(self, tid: int, ply: int, n: int, select: discord.ui.Select[Any]):
         select.custom_id = f"sh:pick:{tid}:{ply}:{n}"
@@ -117,14 +127,12 @@ class ActSelect(
         return cls(int(match["tid"]), int(match["ply"]), int(match["n"]), item)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        values = self.item.values
-        idx = int(values[0]) if values and values[0].isdigit() else -1
-        await hall_of(interaction).on_act(interaction, self.tid, self.ply, idx)
+        await hall_of(interaction).on_act(interaction, self.tid, self.ply, option_index(self.item))
 
 
 class StageMenu(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"sh:stage:(?P<tid>\d+):(?P<ply>\d+):(?P<n>\d+)",
+    template=r"sh:stage:(?P<tid>[0-9]{1,18}):(?P<ply>[0-9]{1,9}):(?P<n>[0-9]{1,2})",
 ):
     """The first step of a two-step choice; its option values are the renderer's stage keys."""
 
@@ -148,7 +156,7 @@ class StageMenu(
 
 class BackToPanel(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sh:back:(?P<tid>\d+):(?P<ply>\d+)",
+    template=r"sh:back:(?P<tid>[0-9]{1,18}):(?P<ply>[0-9]{1,9})",
 ):
     def __init__(self, tid: int, ply: int, label: str = "Back"):
         super().__init__(
@@ -170,7 +178,7 @@ class BackToPanel(
 
 class TableButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sh:(?P<op>hand|resign|resignok|rematch):(?P<tid>\d+)",
+    template=r"sh:(?P<op>hand|resign|resignok|rematch):(?P<tid>[0-9]{1,18})",
 ):
     LABELS: ClassVar[dict[str, tuple[Any, ...]]] = {
         # Button emoji must be ones Discord knows (the playing-card block is not among them).

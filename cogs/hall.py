@@ -40,6 +40,15 @@ log = logging.getLogger("siege.hall")
 RECENT_EVENTS = 5
 RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
 APOLOGY = "Sorry, something went wrong on our side. The table is safe; try again in a moment."
+LOBBY_DONE = {
+    "join": "You took a seat",
+    "leave": "You left the table",
+    "start": "The game started",
+    "cancel": "The table was cancelled",
+}
+COMMITTED_BUT_NOT_SHOWN = (
+    ", but the table could not be redrawn just now. Use /siege table to show it again."
+)
 NO_MENTIONS = discord.AllowedMentions.none()
 USER_MENTIONS = discord.AllowedMentions(users=True, roles=False, everyone=False)
 DM_CLOSED_CODE = 50007
@@ -145,7 +154,14 @@ class Hall:
         renderer = get_renderer(table.game)
         names = self.names(table)
         lines: list[str] = []
-        for record in await self.store.recent_actions(table.id, RECENT_EVENTS):
+        try:
+            records = await self.store.recent_actions(table.id, RECENT_EVENTS)
+        except CorruptTable as exc:
+            # The log is history shown beside the position, not the position itself: a damaged
+            # entry must not freeze a table whose state is fine.
+            log.warning("table %s: recent moves unreadable (%s)", table.id, exc)
+            return ["(Recent moves could not be read.)"]
+        for record in records:
             for event in record.events:
                 line = renderer.event_line(event, names)
                 if line:
@@ -460,11 +476,15 @@ class Hall:
                 if user != table.host_id and not _can_manage(interaction):
                     raise TableError("Only the host or a server manager can cancel this table.")
                 table = await self.store.cancel(tid)
-            parts = await self.table_parts(table)
-            await interaction.response.edit_message(**parts.edit_kwargs())
-            if table.status == "running":
-                await self.refresh_panels(table)
-                await self.turn_ping(table, self.turn_passed_to(table, None))
+
+            async def follow_up() -> None:
+                parts = await self.table_parts(table)
+                await interaction.response.edit_message(**parts.edit_kwargs())
+                if table.status == "running":
+                    await self.refresh_panels(table)
+                    await self.turn_ping(table, self.turn_passed_to(table, None))
+
+            await self.after_commit(interaction, follow_up(), done=LOBBY_DONE[op])
 
         await self.guarded(interaction, flow)
 
@@ -534,9 +554,25 @@ class Hall:
                 raise StaleAction("That choice is out of date: the game has moved on.")
             table, _ = await self.store.act(tid, user, legal[idx], ply)
             log.info("table %s: ply %s played (%s)", tid, ply, legal[idx]["type"])
-            await self._after_change(interaction, table)
+            await self.after_commit(interaction, self._after_change(interaction, table))
 
         await self.guarded(interaction, flow)
+
+    async def after_commit(
+        self,
+        interaction: discord.Interaction[Any],
+        follow_up: Awaitable[None],
+        *,
+        done: str = "Your move counted",
+    ) -> None:
+        """Run what follows a committed action (replies, redraws). The action counts whatever
+        happens here, so a failure is never reported as a failed move: the player is told it
+        counted (``done``) and the table catches up on the next change."""
+        try:
+            await follow_up
+        except Exception:
+            log.exception("table follow-up failed after a committed action (%s)", interaction.id)
+            await self.refuse(interaction, f"{done}{COMMITTED_BUT_NOT_SHOWN}")
 
     async def on_stage(
         self, interaction: discord.Interaction[Any], tid: int, ply: int, stage: str | None
@@ -652,12 +688,16 @@ class Hall:
     async def on_resign_confirmed(self, interaction: discord.Interaction[Any], tid: int) -> None:
         async def flow() -> None:
             table, _ = await self.store.resign(tid, interaction.user.id)
-            await interaction.response.edit_message(
-                content="You resigned. The table shows the result.", embed=None, view=None
-            )
-            if await self.refresh_table(table):
-                await self.refresh_panels(table)
-                await self.turn_ping(table, None)
+
+            async def follow_up() -> None:
+                await interaction.response.edit_message(
+                    content="You resigned. The table shows the result.", embed=None, view=None
+                )
+                if await self.refresh_table(table):
+                    await self.refresh_panels(table)
+                    await self.turn_ping(table, None)
+
+            await self.after_commit(interaction, follow_up(), done="You resigned")
 
         await self.guarded(interaction, flow)
 

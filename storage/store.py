@@ -1,29 +1,27 @@
 """SQLite persistence for Siege Hall tables: lobby, games, the action log and DM panels.
 
-One aiosqlite connection per :class:`Store`, WAL mode and a busy timeout. Every change is one
-``BEGIN IMMEDIATE`` transaction; a game action writes the new state, its log row and the ply bump
-together, guarded by a ply check so two attempts at the same ply apply exactly once (also across
-processes sharing the file). Schema changes are the numbered plain-SQL files in
-``storage/migrations/``, tracked by ``PRAGMA user_version``.
+Every change is one call to :meth:`Database.write`: one ``BEGIN IMMEDIATE`` transaction run
+whole on the writer's thread. A game action loads the table, checks it, runs the engine, writes
+the new state, its log row and the result and commits in that one trip, guarded by a ply check so
+two attempts at the same ply apply exactly once (also across processes sharing the file). Reads
+go to a separate read-only connection and only ever see committed data. Schema changes are the
+numbered SQL files in ``storage/migrations/``, run with SQLite's own script execution and tracked
+by ``PRAGMA user_version``; a database that has data is backed up before one runs.
 
 The store takes and returns engine types; SQL stays inside this package.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import sqlite3
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
-
-import aiosqlite
+from typing import Any, Literal, TypeVar
 
 from engine import get_game
 from engine.rules import (
@@ -39,11 +37,13 @@ from engine.rules import (
     resolve_options,
     rng_for,
 )
+from storage.database import BUSY_TIMEOUT_MS, Database, DatabaseBusy, DatabaseUnusable
 
-BUSY_TIMEOUT_MS = 5000
 DmMode = Literal["on", "off", "closed"]
 Seating = Literal["join", "random", "host_first", "host_second"]
 Status = Literal["lobby", "running", "over", "cancelled"]
+Clock = Callable[[], datetime]
+T = TypeVar("T")
 
 
 class TableError(Exception):
@@ -64,6 +64,13 @@ class TableExists(TableError):
 
 class CorruptTable(TableError):
     """A stored row that this code cannot read."""
+
+
+class StoreBusy(TableError):
+    """The database stayed locked by another program for longer than the busy timeout."""
+
+
+BUSY = "The game database is busy right now; nothing changed. Try again in a moment."
 
 
 @dataclass(frozen=True)
@@ -120,8 +127,8 @@ class ActionRecord:
     created_at: str
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 def _migrations() -> list[tuple[int, str]]:
@@ -134,93 +141,107 @@ def _migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
+def backup_path(path: Path, version: int) -> Path:
+    """Where the automatic copy taken before migrating to ``version`` goes.
+
+    >>> backup_path(Path("/data/siege.db"), 4)
+    PosixPath('/data/siege-before-v4.db')
+    """
+    return path.with_name(f"{path.stem}-before-v{version}{path.suffix}")
+
+
 class Store:
     """The one gateway to the database. Create with :meth:`open`; close with :meth:`close`."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
-        self._conn = conn
-        self._write_lock = asyncio.Lock()
+    def __init__(self, db: Database, clock: Clock = _utc_now) -> None:
+        self._db = db
+        self._clock = clock
 
     @classmethod
-    async def open(cls, path: str | Path) -> Store:
-        conn = await aiosqlite.connect(str(path), isolation_level=None)
-        conn.row_factory = sqlite3.Row
-        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        await conn.execute("PRAGMA journal_mode = WAL")
-        await conn.execute("PRAGMA foreign_keys = ON")
-        await conn.execute("PRAGMA synchronous = NORMAL")
-        return cls(conn)
+    async def open(cls, path: str | Path, *, clock: Clock = _utc_now) -> Store:
+        """Open (creating if needed) the database at ``path``. Raises :class:`DatabaseUnusable`
+        with a one-line reason when the file cannot be used, leaving nothing open."""
+        return cls(await Database.open(path), clock)
+
+    @property
+    def path(self) -> Path:
+        return self._db.path
 
     async def close(self) -> None:
-        await self._conn.close()
+        await self._db.close()
+
+    def _now(self) -> str:
+        return self._clock().astimezone(UTC).isoformat(timespec="milliseconds")
 
     async def schema_version(self) -> int:
-        async with self._conn.execute("PRAGMA user_version") as cur:
-            row = await cur.fetchone()
-        return int(row[0]) if row else 0
+        return int(await self._db.scalar("PRAGMA user_version"))
 
     async def migrate(self) -> int:
-        """Apply every migration newer than ``PRAGMA user_version``; returns the new version."""
+        """Apply every migration newer than ``PRAGMA user_version``, each atomically; returns
+        the new version. A database with tables in it is first copied beside itself."""
         current = await self.schema_version()
-        for number, sql in _migrations():
-            if number <= current:
-                continue
-            async with self._transaction() as conn:
-                # executescript would COMMIT our transaction; run statement by statement.
-                for statement in _split_sql(sql):
-                    await conn.execute(statement)
-                await conn.execute(f"PRAGMA user_version = {number}")
+        pending = [(n, sql) for n, sql in _migrations() if n > current]
+        if not pending:
+            return current
+        if current > 0 and await self._db.scalar("SELECT EXISTS (SELECT 1 FROM tables)"):
+            await self.backup(backup_path(self.path, pending[-1][0]))
+        for number, sql in pending:
+            try:
+                await self._db.write_script(f"{sql}\n;PRAGMA user_version = {number};")
+            except sqlite3.Error as exc:
+                raise DatabaseUnusable(
+                    self.path, f"migration {number:03d} failed ({exc}); the file is unchanged"
+                ) from None
             current = number
         return current
 
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        async with self._write_lock:
-            await self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                await self._conn.execute("ROLLBACK")
-                raise
-            else:
-                await self._conn.execute("COMMIT")
+    async def backup(self, destination: str | Path) -> None:
+        """Copy the live database to ``destination`` (consistent even mid-write)."""
+        await self._db.backup(destination)
+
+    async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        try:
+            return await self._db.write(fn)
+        except DatabaseBusy:
+            raise StoreBusy(BUSY) from None
 
     # -- reading -----------------------------------------------------------------------------
 
     async def get_table(self, table_id: int) -> TableRecord | None:
-        return await self._fetch_one("SELECT * FROM tables WHERE id = ?", (table_id,))
+        return await self._db.read(lambda conn: _load_table(conn, table_id))
 
     async def open_table_in(self, channel_id: int) -> TableRecord | None:
-        return await self._fetch_one(
-            "SELECT * FROM tables WHERE channel_id = ? AND status IN ('lobby', 'running')",
-            (channel_id,),
-        )
+        return await self._db.read(lambda conn: _open_table_in(conn, channel_id))
 
     async def actions(self, table_id: int) -> list[ActionRecord]:
-        async with self._conn.execute(
-            "SELECT * FROM actions WHERE table_id = ? ORDER BY ply", (table_id,)
-        ) as cur:
-            rows = await cur.fetchall()
-        return [_action(r) for r in rows]
+        sql = "SELECT * FROM actions WHERE table_id = ? ORDER BY ply"
+        return await self._db.read(lambda conn: _actions(conn, sql, (table_id,)))
 
     async def recent_actions(self, table_id: int, limit: int) -> list[ActionRecord]:
         """The last ``limit`` logged actions of a table, oldest first."""
-        async with self._conn.execute(
-            "SELECT * FROM actions WHERE table_id = ? ORDER BY ply DESC LIMIT ?",
-            (table_id, limit),
-        ) as cur:
-            rows = await cur.fetchall()
-        return [_action(r) for r in reversed(list(rows))]
+        sql = "SELECT * FROM actions WHERE table_id = ? ORDER BY ply DESC LIMIT ?"
+        rows = await self._db.read(lambda conn: _actions(conn, sql, (table_id, limit)))
+        return rows[::-1]
 
     async def open_tables_of(self, user_id: int) -> list[TableRecord]:
-        """Open tables where this user holds a seat."""
-        async with self._conn.execute(
-            "SELECT * FROM tables WHERE status IN ('lobby', 'running') AND EXISTS"
-            " (SELECT 1 FROM json_each(tables.seats) WHERE json_each.value = ?)",
-            (user_id,),
-        ) as cur:
-            rows = await cur.fetchall()
-        return [_record(r) for r in rows]
+        """Open tables where this user holds a seat (unreadable ones are left out)."""
+
+        def run(conn: sqlite3.Connection) -> list[TableRecord]:
+            rows = conn.execute(
+                "SELECT tables.* FROM seats JOIN tables ON tables.id = seats.table_id"
+                " WHERE seats.user_id = ? AND tables.status IN ('lobby', 'running')"
+                " GROUP BY tables.id ORDER BY tables.id",
+                (user_id,),
+            ).fetchall()
+            found = []
+            for row in rows:
+                try:
+                    found.append(_record(row, _seats(conn, row["id"])))
+                except CorruptTable:
+                    continue
+            return found
+
+        return await self._db.read(run)
 
     async def replay(self, table_id: int) -> State:
         """Rebuild a table's state from its seed and action log (it equals the stored state)."""
@@ -230,11 +251,6 @@ class Store:
         for record in await self.actions(table_id):
             state, _ = perform(game, state, record.seat, record.action, table.seed, record.ply)
         return state
-
-    async def _fetch_one(self, sql: str, params: tuple[Any, ...]) -> TableRecord | None:
-        async with self._conn.execute(sql, params) as cur:
-            row = await cur.fetchone()
-        return None if row is None else _record(row)
 
     async def _require(self, table_id: int) -> TableRecord:
         table = await self.get_table(table_id)
@@ -263,86 +279,89 @@ class Store:
         opts = resolve_options(engine, options)
         seed = random.SystemRandom().randrange(2**62) if seed is None else seed
         seat_ids = tuple(seats) if seats is not None else (host_id,)
-        state = None
-        if start:
-            state = engine.setup(len(seat_ids), opts, rng_for(seed, "setup"))
-        now = _now()
+        state = engine.setup(len(seat_ids), opts, rng_for(seed, "setup")) if start else None
+        now = self._now()
+
+        def run(conn: sqlite3.Connection) -> TableRecord:
+            existing = _open_table_in(conn, channel_id)
+            if existing is not None:
+                raise TableExists(existing)
+            cur = conn.execute(
+                "INSERT INTO tables (guild_id, channel_id, game, options, seed, host_id,"
+                " status, state, created_at, updated_at, rematch_of, seating)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    guild_id,
+                    channel_id,
+                    game,
+                    json.dumps(opts),
+                    seed,
+                    host_id,
+                    "running" if start else "lobby",
+                    None if state is None else dumps(state),
+                    now,
+                    now,
+                    rematch_of,
+                    seating,
+                ),
+            )
+            assert cur.lastrowid is not None
+            _write_seats(conn, cur.lastrowid, seat_ids)
+            return _require(conn, cur.lastrowid)
+
         try:
-            async with self._transaction() as conn:
-                cur = await conn.execute(
-                    "INSERT INTO tables (guild_id, channel_id, game, options, seed, host_id,"
-                    " seats, status, state, created_at, updated_at, rematch_of, seating)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        guild_id,
-                        channel_id,
-                        game,
-                        json.dumps(opts),
-                        seed,
-                        host_id,
-                        json.dumps(list(seat_ids)),
-                        "running" if start else "lobby",
-                        None if state is None else dumps(state),
-                        now,
-                        now,
-                        rematch_of,
-                        seating,
-                    ),
-                )
-                table_id = cur.lastrowid
-        except sqlite3.IntegrityError:
+            return await self._write(run)
+        except sqlite3.IntegrityError:  # pragma: no cover - another process won the channel
             existing = await self.open_table_in(channel_id)
-            if existing is None:  # pragma: no cover - the index is the only constraint here
+            if existing is None:
                 raise
             raise TableExists(existing) from None
-        assert table_id is not None
-        return await self._require(table_id)
 
     async def set_message(self, table_id: int, message_id: int | None) -> None:
-        async with self._transaction() as conn:
-            await conn.execute(
-                "UPDATE tables SET message_id = ? WHERE id = ?", (message_id, table_id)
-            )
+        await self._execute("UPDATE tables SET message_id = ? WHERE id = ?", (message_id, table_id))
 
     async def set_ping(self, table_id: int, message_id: int | None) -> None:
         """Remember (or forget) the channel message pinging the player to act."""
-        async with self._transaction() as conn:
-            await conn.execute(
-                "UPDATE tables SET ping_message_id = ? WHERE id = ?", (message_id, table_id)
-            )
+        await self._execute(
+            "UPDATE tables SET ping_message_id = ? WHERE id = ?", (message_id, table_id)
+        )
+
+    async def _execute(self, sql: str, params: tuple[Any, ...]) -> None:
+        def run(conn: sqlite3.Connection) -> None:
+            conn.execute(sql, params)
+
+        await self._write(run)
 
     async def join(self, table_id: int, user_id: int) -> TableRecord:
-        async with self._transaction():
-            table = await self._require(table_id)
+        def run(conn: sqlite3.Connection) -> TableRecord:
+            table = _require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("This table has already started; you can watch it.")
             if user_id in table.seats:
                 raise TableError("You already have a seat at this table.")
             if len(table.seats) >= table.engine.max_seats:
                 raise TableError("This table is full.")
-            return await self._update_lobby(table, (*table.seats, user_id))
+            return _update_lobby(conn, table, (*table.seats, user_id), self._now())
+
+        return await self._write(run)
 
     async def leave(self, table_id: int, user_id: int) -> TableRecord:
-        async with self._transaction():
-            table = await self._require(table_id)
+        def run(conn: sqlite3.Connection) -> TableRecord:
+            table = _require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("The game has started; use Resign to leave it.")
             if user_id not in table.seats:
                 raise TableError("You do not have a seat at this table.")
             if user_id == table.host_id:
                 raise TableError("You host this table: cancel it instead of leaving.")
-            return await self._update_lobby(table, tuple(s for s in table.seats if s != user_id))
+            seats = tuple(s for s in table.seats if s != user_id)
+            return _update_lobby(conn, table, seats, self._now())
 
-    async def _update_lobby(self, table: TableRecord, seats: tuple[int, ...]) -> TableRecord:
-        await self._conn.execute(
-            "UPDATE tables SET seats = ?, version = version + 1, updated_at = ? WHERE id = ?",
-            (json.dumps(list(seats)), _now(), table.id),
-        )
-        return await self._require(table.id)
+        return await self._write(run)
 
     async def start(self, table_id: int, user_id: int) -> TableRecord:
-        async with self._transaction() as conn:
-            table = await self._require(table_id)
+        def run(conn: sqlite3.Connection) -> TableRecord:
+            table = _require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("This table has already started.")
             if user_id != table.host_id:
@@ -356,42 +375,50 @@ class Store:
                 raise TableError(f"{engine.title} needs {need}; {len(table.seats)} seated.")
             seats = seat_order(table.seats, table.host_id, table.seating, table.seed)
             state = engine.setup(len(seats), table.options, rng_for(table.seed, "setup"))
-            await conn.execute(
-                "UPDATE tables SET status = 'running', state = ?, seats = ?,"
-                " version = version + 1, updated_at = ? WHERE id = ?",
-                (dumps(state), json.dumps(list(seats)), _now(), table.id),
+            now = self._now()
+            conn.execute(
+                "UPDATE tables SET status = 'running', state = ?, version = version + 1,"
+                " updated_at = ? WHERE id = ?",
+                (dumps(state), now, table.id),
             )
-            return await self._require(table.id)
+            _write_seats(conn, table.id, seats)
+            return replace(
+                table,
+                status="running",
+                state=state,
+                seats=seats,
+                version=table.version + 1,
+                updated_at=now,
+            )
+
+        return await self._write(run)
 
     async def cancel(self, table_id: int) -> TableRecord:
-        async with self._transaction() as conn:
-            table = await self._require(table_id)
+        def run(conn: sqlite3.Connection) -> TableRecord:
+            table = _require(conn, table_id)
             if not table.is_open:
                 raise TableError("This table is already closed.")
-            await conn.execute(
-                "UPDATE tables SET status = 'cancelled', version = version + 1, updated_at = ?"
-                " WHERE id = ?",
-                (_now(), table.id),
-            )
-            return await self._require(table.id)
+            now = self._now()
+            _cancel(conn, table.id, now)
+            return replace(table, status="cancelled", version=table.version + 1, updated_at=now)
+
+        return await self._write(run)
 
     async def close_channel(self, channel_id: int) -> int | None:
         """Cancel the open table of a channel without reading it (a deleted channel, or a row
         too damaged to load). Returns the closed table's id, if there was one."""
-        async with self._transaction() as conn:
-            async with conn.execute(
+
+        def run(conn: sqlite3.Connection) -> int | None:
+            row = conn.execute(
                 "SELECT id FROM tables WHERE channel_id = ? AND status IN ('lobby', 'running')",
                 (channel_id,),
-            ) as cur:
-                row = await cur.fetchone()
+            ).fetchone()
             if row is None:
                 return None
-            await conn.execute(
-                "UPDATE tables SET status = 'cancelled', version = version + 1, updated_at = ?"
-                " WHERE id = ?",
-                (_now(), row[0]),
-            )
+            _cancel(conn, int(row[0]), self._now())
             return int(row[0])
+
+        return await self._write(run)
 
     # -- playing -----------------------------------------------------------------------------
 
@@ -410,91 +437,51 @@ class Store:
     async def _commit_action(
         self, table_id: int, user_id: int, action: Action, expected_ply: int | None
     ) -> tuple[TableRecord, list[Event]]:
-        async with self._transaction() as conn:
-            table = await self._require(table_id)
-            if table.status != "running":
-                if table.status == "lobby":
-                    raise TableError("This game has not started yet.")
-                raise TableError("This game is over.")
-            seat = table.seat_of(user_id)
-            if seat is None:
-                raise TableError("You are not playing at this table.")
-            if expected_ply is not None and expected_ply != table.ply:
-                raise StaleAction("That button is out of date: the game has moved on.")
-            game = table.engine
-            state = table.running_state()
-            if action is not RESIGN and action != RESIGN:
-                # A seat held twice (a solo table) acts as whichever of its seats is to act.
-                to_act = game.to_act(state)
-                if to_act is not None and to_act != seat and table.seats[to_act] == user_id:
-                    seat = to_act
-            new_state, events = perform(game, state, seat, action, table.seed, table.ply)
-            result = game.result(new_state)
-            now = _now()
-            cur = await conn.execute(
-                "UPDATE tables SET state = ?, ply = ply + 1, version = version + 1,"
-                " status = ?, result = ?, updated_at = ? WHERE id = ? AND ply = ?",
-                (
-                    dumps(new_state),
-                    "running" if result is None else "over",
-                    None if result is None else json.dumps(result.to_json()),
-                    now,
-                    table.id,
-                    table.ply,
-                ),
-            )
-            if cur.rowcount != 1:
-                raise StaleAction("That button is out of date: the game has moved on.")
-            await conn.execute(
-                "INSERT INTO actions (table_id, ply, seat, user_id, action, events, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (table.id, table.ply, seat, user_id, json.dumps(action), json.dumps(events), now),
-            )
-            return await self._require(table.id), events
+        def run(conn: sqlite3.Connection) -> tuple[TableRecord, list[Event]]:
+            return _act(conn, table_id, user_id, action, expected_ply, self._now())
+
+        return await self._write(run)
 
     # -- players and DM panels -----------------------------------------------------------------
 
     async def dm_mode(self, user_id: int) -> DmMode:
-        async with self._conn.execute(
-            "SELECT dm_mode FROM players WHERE user_id = ?", (user_id,)
-        ) as cur:
-            row = await cur.fetchone()
-        mode: DmMode = "on" if row is None else row["dm_mode"]
-        return mode
+        mode = await self._db.scalar("SELECT dm_mode FROM players WHERE user_id = ?", (user_id,))
+        found: DmMode = "on" if mode is None else mode
+        return found
 
     async def set_dm_mode(self, user_id: int, mode: DmMode) -> None:
-        async with self._transaction() as conn:
-            await conn.execute(
-                "INSERT INTO players (user_id, dm_mode) VALUES (?, ?)"
-                " ON CONFLICT (user_id) DO UPDATE SET dm_mode = excluded.dm_mode",
-                (user_id, mode),
-            )
+        await self._execute(
+            "INSERT INTO players (user_id, dm_mode) VALUES (?, ?)"
+            " ON CONFLICT (user_id) DO UPDATE SET dm_mode = excluded.dm_mode",
+            (user_id, mode),
+        )
 
     async def dm_panel(self, table_id: int, user_id: int) -> tuple[int, int] | None:
         """The (DM channel id, message id) of a player's panel for a table, if one was sent."""
-        async with self._conn.execute(
-            "SELECT channel_id, message_id FROM dm_panels WHERE table_id = ? AND user_id = ?",
-            (table_id, user_id),
-        ) as cur:
-            row = await cur.fetchone()
-        return None if row is None else (int(row[0]), int(row[1]))
+
+        def run(conn: sqlite3.Connection) -> tuple[int, int] | None:
+            row = conn.execute(
+                "SELECT channel_id, message_id FROM dm_panels WHERE table_id = ? AND user_id = ?",
+                (table_id, user_id),
+            ).fetchone()
+            return None if row is None else (int(row[0]), int(row[1]))
+
+        return await self._db.read(run)
 
     async def set_dm_panel(
         self, table_id: int, user_id: int, channel_id: int, message_id: int
     ) -> None:
-        async with self._transaction() as conn:
-            await conn.execute(
-                "INSERT INTO dm_panels (table_id, user_id, channel_id, message_id)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE SET"
-                " channel_id = excluded.channel_id, message_id = excluded.message_id",
-                (table_id, user_id, channel_id, message_id),
-            )
+        await self._execute(
+            "INSERT INTO dm_panels (table_id, user_id, channel_id, message_id)"
+            " VALUES (?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE SET"
+            " channel_id = excluded.channel_id, message_id = excluded.message_id",
+            (table_id, user_id, channel_id, message_id),
+        )
 
     async def forget_dm_panel(self, table_id: int, user_id: int) -> None:
-        async with self._transaction() as conn:
-            await conn.execute(
-                "DELETE FROM dm_panels WHERE table_id = ? AND user_id = ?", (table_id, user_id)
-            )
+        await self._execute(
+            "DELETE FROM dm_panels WHERE table_id = ? AND user_id = ?", (table_id, user_id)
+        )
 
 
 RESIGN: Action = {"type": "resign"}
@@ -531,21 +518,152 @@ def seat_order(
     return joined
 
 
-def _action(row: sqlite3.Row) -> ActionRecord:
-    return ActionRecord(
-        table_id=row["table_id"],
-        ply=row["ply"],
-        seat=row["seat"],
-        user_id=row["user_id"],
-        action=json.loads(row["action"]),
-        events=json.loads(row["events"]),
-        created_at=row["created_at"],
+# -- On the database thread: plain sqlite3, inside the caller's transaction ---------------------
+
+
+def _act(
+    conn: sqlite3.Connection,
+    table_id: int,
+    user_id: int,
+    action: Action,
+    expected_ply: int | None,
+    now: str,
+) -> tuple[TableRecord, list[Event]]:
+    """Load, check, apply and write one action: the body of one write transaction."""
+    table = _require(conn, table_id)
+    if table.status != "running":
+        if table.status == "lobby":
+            raise TableError("This game has not started yet.")
+        raise TableError("This game is over.")
+    seat = table.seat_of(user_id)
+    if seat is None:
+        raise TableError("You are not playing at this table.")
+    if expected_ply is not None and expected_ply != table.ply:
+        raise StaleAction("That button is out of date: the game has moved on.")
+    game = table.engine
+    state = table.running_state()
+    if action != RESIGN:
+        # A seat held twice (a solo table) acts as whichever of its seats is to act.
+        to_act = game.to_act(state)
+        if to_act is not None and to_act != seat and table.seats[to_act] == user_id:
+            seat = to_act
+    new_state, events = perform(game, state, seat, action, table.seed, table.ply)
+    result = game.result(new_state)
+    status: Status = "running" if result is None else "over"
+    cur = conn.execute(
+        "UPDATE tables SET state = ?, ply = ply + 1, version = version + 1,"
+        " status = ?, result = ?, updated_at = ? WHERE id = ? AND ply = ?",
+        (
+            dumps(new_state),
+            status,
+            None if result is None else json.dumps(result.to_json()),
+            now,
+            table.id,
+            table.ply,
+        ),
+    )
+    if cur.rowcount != 1:  # pragma: no cover - the write lock makes the load current
+        raise StaleAction("That button is out of date: the game has moved on.")
+    conn.execute(
+        "INSERT INTO actions (table_id, ply, seat, user_id, action, events, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (table.id, table.ply, seat, user_id, json.dumps(action), json.dumps(events), now),
+    )
+    after = replace(
+        table,
+        state=new_state,
+        ply=table.ply + 1,
+        version=table.version + 1,
+        status=status,
+        result=result,
+        updated_at=now,
+    )
+    return after, events
+
+
+def _load_table(conn: sqlite3.Connection, table_id: int) -> TableRecord | None:
+    row = conn.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
+    return None if row is None else _record(row, _seats(conn, table_id))
+
+
+def _require(conn: sqlite3.Connection, table_id: int) -> TableRecord:
+    table = _load_table(conn, table_id)
+    if table is None:
+        raise TableError("That table no longer exists.")
+    return table
+
+
+def _open_table_in(conn: sqlite3.Connection, channel_id: int) -> TableRecord | None:
+    row = conn.execute(
+        "SELECT * FROM tables WHERE channel_id = ? AND status IN ('lobby', 'running')",
+        (channel_id,),
+    ).fetchone()
+    return None if row is None else _record(row, _seats(conn, row["id"]))
+
+
+def _seats(conn: sqlite3.Connection, table_id: int) -> tuple[int, ...]:
+    rows = conn.execute(
+        "SELECT user_id FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)
+    ).fetchall()
+    return tuple(int(row[0]) for row in rows)
+
+
+def _write_seats(conn: sqlite3.Connection, table_id: int, seats: Sequence[int]) -> None:
+    conn.execute("DELETE FROM seats WHERE table_id = ?", (table_id,))
+    conn.executemany(
+        "INSERT INTO seats (table_id, seat, user_id) VALUES (?, ?, ?)",
+        [(table_id, n, user_id) for n, user_id in enumerate(seats)],
     )
 
 
-def _record(row: sqlite3.Row) -> TableRecord:
+def _update_lobby(
+    conn: sqlite3.Connection, table: TableRecord, seats: tuple[int, ...], now: str
+) -> TableRecord:
+    conn.execute(
+        "UPDATE tables SET version = version + 1, updated_at = ? WHERE id = ?", (now, table.id)
+    )
+    _write_seats(conn, table.id, seats)
+    return replace(table, seats=seats, version=table.version + 1, updated_at=now)
+
+
+def _cancel(conn: sqlite3.Connection, table_id: int, now: str) -> None:
+    conn.execute(
+        "UPDATE tables SET status = 'cancelled', version = version + 1, updated_at = ?"
+        " WHERE id = ?",
+        (now, table_id),
+    )
+
+
+def _actions(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> list[ActionRecord]:
+    return [_action(row) for row in conn.execute(sql, params).fetchall()]
+
+
+def _action(row: sqlite3.Row) -> ActionRecord:
+    try:
+        action = json.loads(row["action"])
+        events = json.loads(row["events"])
+        if not isinstance(action, dict) or not isinstance(events, list):
+            raise TypeError("an action is an object and its events a list")
+        return ActionRecord(
+            table_id=int(row["table_id"]),
+            ply=int(row["ply"]),
+            seat=int(row["seat"]),
+            user_id=int(row["user_id"]),
+            action=action,
+            events=events,
+            created_at=row["created_at"],
+        )
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CorruptTable(
+            f"Move {row['ply']} of table {row['table_id']} could not be read from the database."
+        ) from exc
+
+
+def _record(row: sqlite3.Row, seats: tuple[int, ...]) -> TableRecord:
     try:
         game = get_game(row["game"])
+        if len(seats) < (1 if row["state"] is None else game.min_seats):
+            raise ValueError("the table's seats are missing")
         return TableRecord(
             id=row["id"],
             guild_id=row["guild_id"],
@@ -554,7 +672,7 @@ def _record(row: sqlite3.Row) -> TableRecord:
             options=json.loads(row["options"]),
             seed=row["seed"],
             host_id=row["host_id"],
-            seats=tuple(int(s) for s in json.loads(row["seats"])),
+            seats=seats,
             status=row["status"],
             state=None if row["state"] is None else loads(row["state"], game),
             ply=row["ply"],
@@ -573,22 +691,20 @@ def _record(row: sqlite3.Row) -> TableRecord:
         ) from exc
 
 
-def _split_sql(script: str) -> list[str]:
-    """Statements of a migration file (comments dropped; no ';' inside literals here)."""
-    lines = [line.split("--", 1)[0] for line in script.splitlines()]
-    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
-
-
 __all__ = [
+    "BUSY_TIMEOUT_MS",
     "RESIGN",
     "ActionRecord",
     "CorruptTable",
+    "DatabaseUnusable",
     "DmMode",
     "RuleError",
     "StaleAction",
     "Store",
+    "StoreBusy",
     "TableError",
     "TableExists",
     "TableRecord",
+    "backup_path",
     "perform",
 ]

@@ -170,3 +170,38 @@ async def test_a_deleted_table_message_is_posted_again_on_the_next_move(world: W
     reposted = w.table_message(table)
     assert not reposted.deleted and "move 1" in reposted.text()
     assert reposted.content == f"<@{w.bob.id}>, it's your turn."
+
+
+async def test_a_damaged_log_row_never_reports_a_committed_move_as_failed(world: World) -> None:
+    """A corrupt action-log row used to make every redraw raise: the move was committed, the
+    player was told it failed, and the table froze."""
+    w = world
+    table, message = await open_game(w, dealer=DEALER_BOB)
+    await w.alice.click(message, draw_label(38))
+    await w.fake.settle()
+    with sqlite3.connect(w.db_path) as conn:
+        conn.execute("UPDATE actions SET events = '[{' WHERE table_id = ?", (table.id,))
+    users = {w.alice.id: w.alice, w.bob.id: w.bob}
+    for expected_ply in (1, 2):
+        table = await w.table_by_id(table.id)
+        mover = users[table.seats[table.running_state()["to_act"]]]
+        pile = len(table.running_state()["pile"])
+        handle = await mover.click(w.table_message(table), draw_label(pile))
+        await w.fake.settle()
+        assert not handle.ephemeral, "a committed move was answered with a refusal"
+        table = await w.table_by_id(table.id)
+        assert table.ply == expected_ply + 1
+        shown = w.table_message(table).text()
+        assert f"move {table.ply}" in shown and "could not be read" in shown
+
+
+async def test_a_forged_select_value_gets_a_polite_answer(world: World) -> None:
+    """ "²" passes str.isdigit() but not int(): the click used to go unanswered."""
+    w = world
+    table, _ = await open_game(w, dealer=DEALER_BOB)
+    panel = dm_panel(w, w.alice, table)
+    menu = next(s for s in panel.selects() if s.custom_id.startswith("sh:pick:"))
+    for forged in ("²", "-1", "99999", "1 "):
+        handle = await w.alice.select(panel, forged, custom_id=menu.custom_id, forged=True)
+        assert "out of date" in refusal(handle)
+    assert (await w.table_by_id(table.id)).ply == 0

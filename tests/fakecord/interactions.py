@@ -386,6 +386,8 @@ class Actions:
         picked: Sequence[str],
         placeholder: str | None,
         custom_id: str | None,
+        *,
+        forged: bool = False,
     ) -> InteractionHandle:
         channel = self._check_can_see(user, message)
         selects = message.selects()
@@ -404,8 +406,8 @@ class Actions:
             raise ActionRefused(f"select {menu.custom_id!r} is disabled")
         if menu.type != STRING_SELECT:
             raise ActionRefused("only string selects can be scripted")
-        values: list[str] = []
-        for wanted in picked:
+        values: list[str] = list(picked) if forged else []
+        for wanted in [] if forged else picked:
             option = next((o for o in menu.options if o.value == wanted), None)
             if option is None:
                 option = next((o for o in menu.options if o.label == wanted), None)

@@ -195,15 +195,19 @@ class FakeUser:
         placeholder: str | None = None,
         custom_id: str | None = None,
         settle_first: bool = True,
+        forged: bool = False,
     ) -> InteractionHandle:
         """Picks option(s), by value or label, in a string select of this snapshot.
 
         The select is found by ``custom_id``/``placeholder``, or is the only one on the message.
-        ``settle_first`` as for :meth:`click`."""
+        ``settle_first`` as for :meth:`click`. ``forged`` sends ``values`` as they are, options
+        or not: what a hostile client could put in an interaction payload."""
         if settle_first:
             await self.fake.settle()
         picked = [values] if isinstance(values, str) else list(values)
-        return await self.fake.actions.select(self, message, picked, placeholder, custom_id)
+        return await self.fake.actions.select(
+            self, message, picked, placeholder, custom_id, forged=forged
+        )
 
     async def submit_modal(
         self, opened: InteractionHandle, values: Mapping[str, str], *, settle_first: bool = True

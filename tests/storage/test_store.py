@@ -23,6 +23,7 @@ from storage import (
     TableExists,
     TableRecord,
 )
+from storage.database import on_thread
 from storage.store import BUSY_TIMEOUT_MS, seat_order
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "storage" / "migrations"
@@ -116,13 +117,17 @@ async def test_migrations_from_empty_are_idempotent(db_path: Path) -> None:
         await again.close()
 
 
-async def test_wal_mode_and_busy_timeout(store: Store, db_path: Path) -> None:
+async def test_wal_mode_busy_timeout_and_full_sync(store: Store, db_path: Path) -> None:
     assert raw_rows(db_path, "PRAGMA journal_mode") == [("wal",)]
-    # The busy timeout is per connection: ask the store's own connection.
-    async with store._conn.execute("PRAGMA busy_timeout") as cursor:
-        row = await cursor.fetchone()
-    assert row is not None
-    assert row[0] == BUSY_TIMEOUT_MS
+    # Busy timeout and synchronous are per connection: ask the store's own two.
+    db = store._db
+    for conn in (db._writer, db._reader):
+        assert await on_thread(conn, lambda c: c.execute("PRAGMA busy_timeout").fetchone()[0]) == (
+            BUSY_TIMEOUT_MS
+        )
+    # FULL (2): an acknowledged commit is on disk, not only in the OS cache (power loss).
+    assert await on_thread(db._writer, lambda c: c.execute("PRAGMA synchronous").fetchone()[0]) == 2
+    assert await on_thread(db._reader, lambda c: c.execute("PRAGMA query_only").fetchone()[0]) == 1
     assert BUSY_TIMEOUT_MS >= 1000
 
 

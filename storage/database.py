@@ -1,0 +1,233 @@
+"""The SQLite file behind the store: two connections, each owned by one aiosqlite thread.
+
+- The **writer** runs every change as one call on its thread: ``BEGIN IMMEDIATE``, the caller's
+  function (load, check, write), ``COMMIT`` — or ``ROLLBACK`` if the function raised. The whole
+  transaction is one trip to the thread, so a cancelled coroutine can never leave a transaction
+  open (the thread finishes what it started) and no other coroutine can see a write before it
+  commits. Commits use ``synchronous = FULL``: an acknowledged action survives a power loss.
+- The **reader** (``query_only``) serves every read, each on one snapshot. In WAL mode it never
+  waits for the writer and only ever sees committed data.
+
+:meth:`Database.open` checks the file before anything else uses it (the folder exists, the path is
+a file, it is a SQLite database that passes ``quick_check``, and it can be written) and answers
+every problem with :class:`DatabaseUnusable`, a one-line sentence naming the path and the cause,
+leaving no connection or thread behind.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+T = TypeVar("T")
+
+BUSY_TIMEOUT_MS = 5000
+#: DROP COLUMN and MATERIALIZED common table expressions (used by the migrations).
+MIN_SQLITE = (3, 35, 0)
+
+
+class DatabaseUnusable(Exception):
+    """The database file cannot be used at all (start-up refuses to go on)."""
+
+    def __init__(self, path: str | Path, cause: str) -> None:
+        super().__init__(f"cannot use the database at {path}: {cause}")
+        self.path = str(path)
+        self.cause = cause
+
+
+class DatabaseBusy(Exception):
+    """Another process held the write lock for longer than the busy timeout."""
+
+
+def on_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connection], T]) -> Any:
+    """Run ``fn(sqlite3_connection)`` on the thread that owns ``conn``, as one queued call.
+
+    aiosqlite's public calls are one statement each; a transaction that loads, checks and writes
+    would be several trips, with other coroutines' statements free to run between them. Its
+    ``_execute`` (present since aiosqlite 0.1) queues any callable on the connection's thread;
+    this is the one place that reaches for it.
+    """
+    raw: sqlite3.Connection = conn._conn
+    return conn._execute(fn, raw)  # type: ignore[no-untyped-call]
+
+
+def _check_path(path: Path) -> None:
+    if str(path) == ":memory:":
+        return
+    folder = path.parent
+    if not folder.exists():
+        raise DatabaseUnusable(path, f"the folder {folder} does not exist")
+    if not folder.is_dir():
+        raise DatabaseUnusable(path, f"{folder} is not a folder")
+    if path.is_dir():
+        raise DatabaseUnusable(path, "it is a folder, not a database file")
+    if path.exists() and not path.is_file():
+        raise DatabaseUnusable(path, "it is not a regular file")
+
+
+def _cause(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    lowered = text.lower()
+    if "not a database" in lowered:
+        return "the file is not a SQLite database (damaged, or some other kind of file)"
+    if "malformed" in lowered or "corrupt" in lowered:
+        return f"the file is damaged ({text})"
+    if "readonly" in lowered or "read-only" in lowered:
+        return "the file (or its folder) is read-only; Siege Hall must be able to write it"
+    if "unable to open" in lowered:
+        return "the file cannot be opened (check the path and its permissions)"
+    if "locked" in lowered or "busy" in lowered:
+        return "another program holds it locked"
+    return text
+
+
+def _prepare_writer(conn: sqlite3.Connection) -> None:
+    """Settings and checks on the writer's thread, before anything else touches the file."""
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()
+    if mode is None or str(mode[0]).lower() != "wal":
+        raise sqlite3.OperationalError(f"could not switch to WAL mode (got {mode})")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = FULL")
+    check = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+    if check != ["ok"]:
+        raise sqlite3.DatabaseError(f"integrity check failed: {'; '.join(check[:3])}")
+    # A read-only file (or folder) opens and reads fine; only a write says so. Rewriting the
+    # schema version with its own value is a real write that changes nothing.
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(f"PRAGMA user_version = {int(version)}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _prepare_reader(conn: sqlite3.Connection) -> None:
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA query_only = ON")
+
+
+def _in_transaction(fn: Callable[[sqlite3.Connection], T], begin: str) -> Callable[..., T]:
+    def run(conn: sqlite3.Connection) -> T:
+        conn.execute(begin)
+        try:
+            result = fn(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return result
+
+    return run
+
+
+async def _connect(
+    path: Path, prepare: Callable[[sqlite3.Connection], None]
+) -> aiosqlite.Connection:
+    conn = await aiosqlite.connect(str(path), isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    try:
+        await on_thread(conn, prepare)
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
+
+
+class Database:
+    """The writer and the reader of one SQLite file. Create with :meth:`open`."""
+
+    def __init__(self, path: Path, writer: aiosqlite.Connection, reader: aiosqlite.Connection):
+        self.path = path
+        self._writer = writer
+        self._reader = reader
+
+    @classmethod
+    async def open(cls, path: str | Path) -> Database:
+        path = Path(path)
+        if sqlite3.sqlite_version_info < MIN_SQLITE:
+            need = ".".join(map(str, MIN_SQLITE))
+            raise DatabaseUnusable(path, f"SQLite {sqlite3.sqlite_version} is older than {need}")
+        _check_path(path)
+        try:
+            writer = await _connect(path, _prepare_writer)
+        except (sqlite3.Error, OSError) as exc:
+            raise DatabaseUnusable(path, _cause(exc)) from None
+        try:
+            reader = await _connect(path, _prepare_reader)
+        except (sqlite3.Error, OSError) as exc:
+            await writer.close()
+            raise DatabaseUnusable(path, _cause(exc)) from None
+        except BaseException:
+            await writer.close()
+            raise
+        return cls(path, writer, reader)
+
+    async def close(self) -> None:
+        """Finish what is queued, then close both connections (the writer last)."""
+        try:
+            await self._reader.close()
+        finally:
+            await self._writer.close()
+
+    async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """``fn`` inside one ``BEGIN IMMEDIATE`` transaction on the writer's thread: committed
+        if it returns, rolled back if it raises. One trip; safe to cancel."""
+        try:
+            result: T = await on_thread(self._writer, _in_transaction(fn, "BEGIN IMMEDIATE"))
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise DatabaseBusy(str(exc)) from exc
+            raise
+        return result
+
+    async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """``fn`` on one consistent snapshot, on the reader's thread."""
+        result: T = await on_thread(self._reader, _in_transaction(fn, "BEGIN"))
+        return result
+
+    async def write_script(self, script: str) -> None:
+        """Run a whole SQL script atomically, with SQLite's own script execution."""
+
+        def run(conn: sqlite3.Connection) -> None:
+            try:
+                conn.executescript(f"BEGIN IMMEDIATE;\n{script}\n;COMMIT;")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+        await on_thread(self._writer, run)
+
+    async def backup(self, destination: str | Path) -> None:
+        """A consistent copy of the live database (SQLite's online backup API)."""
+        destination = Path(destination)
+        _check_path(destination)
+
+        def run(conn: sqlite3.Connection) -> None:
+            target = sqlite3.connect(str(destination))
+            try:
+                conn.backup(target)
+            finally:
+                target.close()
+
+        await on_thread(self._reader, run)
+
+    async def scalar(self, sql: str, params: Iterable[Any] = ()) -> Any:
+        """The first column of the first row (``None`` when there is none)."""
+
+        def run(conn: sqlite3.Connection) -> Any:
+            row = conn.execute(sql, tuple(params)).fetchone()
+            return None if row is None else row[0]
+
+        return await self.read(run)
+
+
+__all__ = ["BUSY_TIMEOUT_MS", "Database", "DatabaseBusy", "DatabaseUnusable", "on_thread"]
