@@ -1,26 +1,35 @@
 """Siege Hall: the Discord bot's entry point.
 
-``python bot.py`` reads its configuration from the environment or a ``.env`` file
-(``DISCORD_TOKEN``, ``DATABASE_PATH``, ``DEV_GUILD_ID``, ``LOG_LEVEL``), opens the SQLite
-database, runs migrations, loads the cogs, registers the restart-proof buttons, syncs the slash
-commands and connects. Without a token it exits with status 2 and says how to get one.
+``python bot.py`` reads its configuration from the environment or a ``.env`` file in the current
+folder (``DISCORD_TOKEN``, ``DATABASE_PATH``, ``DEV_GUILD_ID``, ``LOG_LEVEL``), opens the SQLite
+database and runs migrations, then connects to Discord, loads the cogs, registers the
+restart-proof buttons and syncs the slash commands.
+
+Start-up failures are one line on standard error and exit status 2, never a traceback: no token,
+a bad setting, an unusable database (checked before connecting), a token Discord refuses. While
+Discord cannot be reached at all, logging in is retried with back-off (1 s, 2 s, 4 s … 60 s).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import os
 import sys
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from typing import Any, Literal, get_args
 
+import aiohttp
 import discord
 from discord.ext import commands
-from dotenv import load_dotenv
+from discord.utils import MISSING
+from pydantic import Field, PositiveInt, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUseDefault
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from cogs.components import DYNAMIC_ITEMS
 from cogs.hall import Hall
-from storage import Store
+from storage import DatabaseUnusable, Store
 
 EXTENSIONS = ("cogs.siege",)
 log = logging.getLogger("siege")
@@ -30,38 +39,214 @@ Siege Hall needs a bot token: set DISCORD_TOKEN in the environment or in a .env 
 Get one at https://discord.com/developers/applications -> your application -> Bot -> Reset Token.
 See README.md, "Create the Discord application"."""
 
+BAD_TOKEN = "Siege Hall: Discord refused the token (DISCORD_TOKEN). Reset it and try again."
 
-@dataclass(frozen=True)
-class Settings:
-    token: str | None
-    database_path: str = "siege.db"
-    dev_guild_id: int | None = None
-    log_level: str = "INFO"
+# -- settings --------------------------------------------------------------------------------
+
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+
+#: The variable each setting is read from (environment or ``.env``), by field name.
+VARIABLES = {
+    "token": "DISCORD_TOKEN",
+    "database_path": "DATABASE_PATH",
+    "dev_guild_id": "DEV_GUILD_ID",
+    "log_level": "LOG_LEVEL",
+}
+_EXPECTED = {
+    "DEV_GUILD_ID": "must be a server id (a whole number), or left empty",
+    "LOG_LEVEL": "must be DEBUG, INFO, WARNING or ERROR",
+}
+
+
+class SettingsError(ValueError):
+    """A setting Siege Hall cannot use; ``str()`` is one line that names the variable."""
+
+
+class Settings(BaseSettings):
+    """Siege Hall's configuration.
+
+    ``Settings.from_env()`` reads the environment, then ``.env`` in the current folder (the
+    environment wins; an empty value counts as unset). ``Settings.from_env(mapping)`` reads
+    only ``mapping``, keyed by variable name, and ``Settings(token=..., ...)`` takes values by
+    field name: neither looks at the environment or ``.env`` (for tests).
+
+    The token is a :class:`~pydantic.SecretStr`: ``repr``/``str`` show ``'**********'``, and
+    only :func:`amain` unwraps it, to hand it to discord.py.
+    """
+
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        env_ignore_empty=True,
+        case_sensitive=True,
+        populate_by_name=True,  # Settings(token=...) as well as the variable names
+        extra="ignore",
+        frozen=True,
+        hide_input_in_errors=True,
+    )
+
+    token: SecretStr | None = Field(default=None, validation_alias="DISCORD_TOKEN")
+    database_path: str = Field(default="siege.db", validation_alias="DATABASE_PATH")
+    dev_guild_id: PositiveInt | None = Field(default=None, validation_alias="DEV_GUILD_ID")
+    log_level: LogLevel = Field(default="INFO", validation_alias="LOG_LEVEL")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _blank_means_unset(cls, value: Any, info: ValidationInfo) -> Any:
+        if not isinstance(value, str):
+            return value
+        value = value.strip()
+        if not value:
+            raise PydanticUseDefault
+        if info.field_name == "dev_guild_id" and not value.isdigit():
+            raise ValueError("not a server id")
+        if info.field_name == "log_level":
+            if value.upper() not in get_args(LogLevel):
+                raise ValueError("not a log level")  # here, so the message shows what was set
+            return value.upper()
+        return value
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
-        """Settings from ``env`` (default: ``os.environ`` after loading ``.env``)."""
-        if env is None:
-            load_dotenv()
-            env = dict(os.environ)
-        guild = env.get("DEV_GUILD_ID", "").strip()
-        if guild and not guild.isdigit():
-            raise ValueError("DEV_GUILD_ID must be a server id (a number), or left empty.")
-        return cls(
-            token=env.get("DISCORD_TOKEN", "").strip() or None,
-            database_path=env.get("DATABASE_PATH", "").strip() or "siege.db",
-            dev_guild_id=int(guild) if guild else None,
-            log_level=(env.get("LOG_LEVEL", "").strip() or "INFO").upper(),
-        )
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)  # only what it is given; _FromEnvironment reads the rest
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Settings from ``env`` (default: the environment, then ``.env``). Raises
+        :class:`SettingsError` for a value that cannot be used."""
+        try:
+            if env is None:
+                return cls.model_validate(dict(_FromEnvironment()))
+            return cls.model_validate(
+                {name: env[name] for name in VARIABLES.values() if name in env}
+            )
+        except ValidationError as exc:
+            raise SettingsError(_describe(exc)) from None
+        except UnicodeDecodeError:
+            raise SettingsError("the .env file is not UTF-8 text.") from None
+        except OSError as exc:
+            raise SettingsError(f"cannot read the .env file ({exc.strerror or exc}).") from None
+
+
+class _FromEnvironment(Settings):
+    """The environment, then ``.env``, through pydantic-settings' own sources."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return _OurVariablesOnly(env_settings), _OurVariablesOnly(dotenv_settings)
+
+
+class _OurVariablesOnly(PydanticBaseSettingsSource):
+    """What ``source`` found under the four documented variable names only.
+
+    ``populate_by_name`` also makes pydantic-settings look for variables named after the fields;
+    a stray ``token`` variable must never become the bot token.
+    """
+
+    def __init__(self, source: PydanticBaseSettingsSource) -> None:
+        super().__init__(source.settings_cls)
+        self.source = source
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # unused: __call__ asks the wrapped source
+
+    def __call__(self) -> dict[str, Any]:
+        names = set(VARIABLES.values())
+        return {key: value for key, value in self.source().items() if key in names}
+
+
+def _describe(exc: ValidationError) -> str:
+    """One line naming each bad variable (never showing the token)."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = str(error["loc"][0]) if error["loc"] else "?"
+        variable = VARIABLES.get(where, where)
+        expected = _EXPECTED.get(variable, "has a value Siege Hall cannot use")
+        shown = "" if variable == "DISCORD_TOKEN" else f", not {_quoted(error.get('input'))}"
+        problems.append(f"{variable} {expected}{shown}")
+    return "; ".join(problems) + "."
+
+
+def _quoted(value: object, limit: int = 40) -> str:
+    text = str(value)
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+# -- the bot ---------------------------------------------------------------------------------
+
+Sleep = Callable[[float], Awaitable[object]]
+
+#: What a login attempt raises when Discord cannot be reached (as opposed to refusing us).
+#: ``aiohttp.ClientConnectorError`` is an ``OSError``; 500/502/504 were already retried by
+#: discord.py itself before it raises ``DiscordServerError``.
+UNREACHABLE = (OSError, aiohttp.ClientError, asyncio.TimeoutError, discord.DiscordServerError)
+FIRST_RETRY_DELAY = 1.0
+MAX_RETRY_DELAY = 60.0
+
+
+def retry_delays(first: float = FIRST_RETRY_DELAY, cap: float = MAX_RETRY_DELAY) -> Iterator[float]:
+    """1, 2, 4, … seconds, each at most ``cap``; endless."""
+    delay = first
+    while True:
+        yield delay
+        delay = min(delay * 2, cap)
+
+
+def _why_unreachable(exc: BaseException) -> str:
+    if isinstance(exc, discord.DiscordServerError):
+        return f"Discord answered HTTP {exc.status}"
+    if isinstance(exc, asyncio.TimeoutError) and not str(exc):
+        return "timed out"
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+async def open_store(path: str) -> Store:
+    """The database at ``path``, migrated to the current schema (closed again if that fails).
+    Raises :class:`storage.DatabaseUnusable` when the file cannot be used."""
+    store = await Store.open(path)
+    try:
+        version = await store.migrate()
+    except BaseException:
+        await store.close()
+        raise
+    log.info("database %s at schema version %s", path, version)
+    return store
 
 
 class SiegeBot(commands.Bot):
-    """The bot: a store, a hall, the ``/siege`` commands and restart-proof components."""
+    """The bot: a store, a hall, the ``/siege`` commands and restart-proof components.
+
+    Give it an open, migrated ``store`` (which stays the caller's to close), or none: then
+    ``setup_hook`` opens the one at ``settings.database_path`` and :meth:`close` closes it.
+    ``sleep`` is what waits between login attempts (tests pass one that does not wait).
+    """
 
     store: Store
     hall: Hall
 
-    def __init__(self, settings: Settings, **client_options: Any) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: Store | None = None,
+        sleep: Sleep = asyncio.sleep,
+        **client_options: Any,
+    ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True  # channel and thread cache and deletions; nothing privileged
         super().__init__(
@@ -72,16 +257,30 @@ class SiegeBot(commands.Bot):
             **client_options,
         )
         self.settings = settings
+        self._owns_store = store is None
+        if store is not None:
+            self.store = store
+        self._sleep = sleep
+        self._preparing = False
+        self._prepared = False
 
     async def setup_hook(self) -> None:
+        # login() runs this after every successful sign-in, so again after a retried login:
+        # the local set-up happens once, the command sync (network) every time.
         keep_secrets_out_of_logs()
-        self.store = await Store.open(self.settings.database_path)
-        version = await self.store.migrate()
-        log.info("database %s at schema version %s", self.settings.database_path, version)
-        self.hall = Hall(self, self.store)
-        for extension in EXTENSIONS:
-            await self.load_extension(extension)
-        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        if not self._prepared:
+            self._preparing = True
+            if self._owns_store:
+                self.store = await open_store(self.settings.database_path)
+            self.hall = Hall(self, self.store)
+            for extension in EXTENSIONS:
+                await self.load_extension(extension)
+            self.add_dynamic_items(*DYNAMIC_ITEMS)
+            self._preparing = False
+            self._prepared = True
+        await self.sync_commands()
+
+    async def sync_commands(self) -> None:
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -91,24 +290,71 @@ class SiegeBot(commands.Bot):
             synced = await self.tree.sync()
             log.info("synced %s global commands (may take up to an hour to appear)", len(synced))
 
+    async def start(self, token: str, *, reconnect: bool = True) -> None:
+        """:meth:`login_when_reachable`, then connect (discord.py reconnects on its own from
+        there). Returns at once if the bot was closed while waiting to retry."""
+        if await self.login_when_reachable(token):
+            await self.connect(reconnect=reconnect)
+
+    async def login_when_reachable(self, token: str) -> bool:
+        """Log in, retrying with back-off while Discord cannot be reached (one log line per
+        retry). ``discord.LoginFailure`` (a refused token) and anything else go through at
+        once. Returns ``False`` if the bot was closed meanwhile."""
+        for delay in retry_delays():
+            try:
+                await self.login(token)
+            except UNREACHABLE as exc:
+                if self._preparing:
+                    raise  # the local set-up in setup_hook failed, not the network
+                if self.is_closed():
+                    return False
+                log.warning(
+                    "cannot reach Discord (%s); retrying in %s s",
+                    _why_unreachable(exc),
+                    f"{delay:g}",
+                )
+                await self._drop_http_session()
+                await self._sleep(delay)
+                if self.is_closed():
+                    return False
+            else:
+                return True
+        raise AssertionError("retry_delays() is endless")
+
+    async def _drop_http_session(self) -> None:
+        # Every HTTPClient.static_login() opens a new aiohttp session on the client's connector
+        # and drops the previous one without closing it. Close the failed attempt's session
+        # (which also closes the connector: the session owns it) and let the next attempt make
+        # both afresh, so retries leak nothing.
+        await self.http.close()
+        self.http.connector = MISSING
+
     async def close(self) -> None:
         await super().close()
         store = getattr(self, "store", None)
-        if store is not None:
-            await store.close()
+        if self._owns_store and store is not None:
+            await store.close()  # closing twice is harmless
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %s servers", self.user, len(self.guilds))
 
 
-def create_bot(settings: Settings, **client_options: Any) -> SiegeBot:
-    return SiegeBot(settings, **client_options)
+def create_bot(settings: Settings, **options: Any) -> SiegeBot:
+    """A :class:`SiegeBot`; ``options`` are ``store``, ``sleep`` and discord.py's client options."""
+    return SiegeBot(settings, **options)
 
 
 # At DEBUG, discord.py logs whole request and gateway payloads (private panels, interaction
-# tokens) and aiosqlite logs every statement with its parameters (game states, hands included).
-# Whatever LOG_LEVEL says, these loggers stay at INFO or quieter.
-PAYLOAD_LOGGERS = ("discord.http", "discord.gateway", "discord.webhook.async_", "aiosqlite")
+# tokens), aiosqlite logs every statement with its parameters (game states, hands included) and
+# pydantic-settings (with PYDANTIC_SETTINGS_DEBUG set) logs every setting's raw value, the token
+# included. Whatever LOG_LEVEL says, these loggers stay at INFO or quieter.
+PAYLOAD_LOGGERS = (
+    "discord.http",
+    "discord.gateway",
+    "discord.webhook.async_",
+    "aiosqlite",
+    "pydantic_settings",
+)
 
 
 def keep_secrets_out_of_logs() -> None:
@@ -123,26 +369,47 @@ def configure_logging(level: str) -> None:
     keep_secrets_out_of_logs()
 
 
+# -- running ---------------------------------------------------------------------------------
+
+
+async def amain(settings: Settings, *, sleep: Sleep = asyncio.sleep, **client_options: Any) -> int:
+    """Open and migrate the database, then run the bot until it stops; the exit status.
+
+    The database is checked before anything connects to Discord, and closed on every way out.
+    """
+    if settings.token is None:
+        print(NO_TOKEN, file=sys.stderr)
+        return 2
+    try:
+        store = await open_store(settings.database_path)
+    except DatabaseUnusable as exc:
+        print(f"Siege Hall: {' '.join(str(exc).splitlines())}", file=sys.stderr)
+        return 2
+    try:
+        async with create_bot(settings, store=store, sleep=sleep, **client_options) as bot:
+            await bot.start(settings.token.get_secret_value())
+    except discord.LoginFailure:
+        print(BAD_TOKEN, file=sys.stderr)
+        return 2
+    finally:
+        await store.close()
+    return 0
+
+
 def main() -> int:
     try:
         settings = Settings.from_env()
-    except ValueError as exc:
+    except SettingsError as exc:
         print(f"Siege Hall: {exc}", file=sys.stderr)
         return 2
     if settings.token is None:
         print(NO_TOKEN, file=sys.stderr)
         return 2
     configure_logging(settings.log_level)
-    bot = create_bot(settings)
     try:
-        bot.run(settings.token, log_handler=None)
-    except discord.LoginFailure:
-        print(
-            "Siege Hall: Discord refused the token (DISCORD_TOKEN). Reset it and try again.",
-            file=sys.stderr,
-        )
-        return 2
-    return 0
+        return asyncio.run(amain(settings))
+    except KeyboardInterrupt:  # Ctrl-C: amain has closed the bot and the store on its way out
+        return 0
 
 
 if __name__ == "__main__":
