@@ -20,7 +20,6 @@ seed and ply so a stored action log replays to the identical state.
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from collections.abc import Mapping
@@ -245,8 +244,26 @@ def check_turn(game: Game, state: State, seat: int) -> None:
 
 
 def clone(state: State) -> State:
-    """A deep copy to build the next state from, leaving the input untouched."""
-    return copy.deepcopy(state)
+    """A deep copy to build the next state from, leaving the input untouched.
+
+    States are JSON trees (dicts, lists and immutable leaves), so copying the containers is a
+    full copy, about three times quicker than ``copy.deepcopy`` (it runs on every move).
+
+    >>> state = {"hands": [["AS"], ["KD"]], "to_act": 0}
+    >>> copied = clone(state)
+    >>> copied["hands"][0].append("2C")
+    >>> state["hands"][0], copied == state
+    (['AS'], False)
+    """
+    return _copy_tree(state)  # type: ignore[no-any-return]
+
+
+def _copy_tree(value: JSON) -> JSON:
+    if isinstance(value, dict):
+        return {key: _copy_tree(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_tree(item) for item in value]
+    return value
 
 
 def dumps(state: State) -> str:

@@ -16,8 +16,10 @@ leaving no connection or thread behind.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,6 +28,8 @@ import aiosqlite
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
+#: The most writes one group commit takes (bounds one transaction's length).
+MAX_GROUP = 128
 #: DROP COLUMN and MATERIALIZED common table expressions (used by the migrations).
 MIN_SQLITE = (3, 35, 0)
 
@@ -128,6 +132,33 @@ def _in_transaction(fn: Callable[[sqlite3.Connection], T], begin: str) -> Callab
     return run
 
 
+def _commit_group(
+    batch: list[tuple[Callable[[sqlite3.Connection], Any], Any]], conn: sqlite3.Connection
+) -> list[tuple[bool, Any]]:
+    """One transaction for a group of writes, each in its own savepoint: a write that raises
+    is rolled back alone and its error returned in its place. Commits once at the end."""
+    outcomes: list[tuple[bool, Any]] = []
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for fn, _ in batch:
+            conn.execute("SAVEPOINT one_write")
+            try:
+                value = fn(conn)
+            except Exception as exc:
+                conn.execute("ROLLBACK TO one_write")
+                conn.execute("RELEASE one_write")
+                outcomes.append((False, exc))
+            else:
+                conn.execute("RELEASE one_write")
+                outcomes.append((True, value))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return outcomes
+
+
 async def _connect(
     path: Path, prepare: Callable[[sqlite3.Connection], None]
 ) -> aiosqlite.Connection:
@@ -148,6 +179,8 @@ class Database:
         self.path = path
         self._writer = writer
         self._reader = reader
+        self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
+        self._drain: asyncio.Future[None] | None = None
 
     @classmethod
     async def open(cls, path: str | Path) -> Database:
@@ -172,21 +205,48 @@ class Database:
 
     async def close(self) -> None:
         """Finish what is queued, then close both connections (the writer last)."""
+        if self._drain is not None:
+            await asyncio.shield(self._drain)
         try:
             await self._reader.close()
         finally:
             await self._writer.close()
 
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """``fn`` inside one ``BEGIN IMMEDIATE`` transaction on the writer's thread: committed
-        if it returns, rolled back if it raises. One trip; safe to cancel."""
-        try:
-            result: T = await on_thread(self._writer, _in_transaction(fn, "BEGIN IMMEDIATE"))
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise DatabaseBusy(str(exc)) from exc
-            raise
+        """Run ``fn`` in a write transaction on the writer's thread: committed if it returns,
+        rolled back if it raises, and this returns only once the commit is on disk.
+
+        Group commit: writes that arrive while the writer is busy go together in its next trip,
+        one transaction with a savepoint each, so one fsync covers them all and a write that
+        raises rolls back alone. Safe to cancel: a queued write still runs whole or not at all.
+        """
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.append((fn, done))
+        if self._drain is None or self._drain.done():
+            self._drain = asyncio.ensure_future(self._drain_queue())
+        result: T = await done
         return result
+
+    async def _drain_queue(self) -> None:
+        while self._queue:
+            batch = self._queue[:MAX_GROUP]
+            del self._queue[:MAX_GROUP]
+            try:
+                outcomes = await on_thread(self._writer, partial(_commit_group, batch))
+            except sqlite3.OperationalError as exc:
+                error: BaseException = exc
+                if "locked" in str(exc) or "busy" in str(exc):
+                    error = DatabaseBusy(str(exc))
+                outcomes = [(False, error)] * len(batch)
+            except BaseException as exc:  # nothing of the group committed
+                outcomes = [(False, exc)] * len(batch)
+            for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
+                if done.done():  # the caller was cancelled; the write went through regardless
+                    continue
+                if ok:
+                    done.set_result(value)
+                else:
+                    done.set_exception(value)
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """``fn`` on one consistent snapshot, on the reader's thread."""

@@ -14,11 +14,13 @@ import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engine.castles import GAME
-from storage import CorruptTable, DatabaseUnusable, Store, TableRecord
+from engine.rules import RuleError
+from storage import CorruptTable, DatabaseUnusable, Store, StoreBusy, TableRecord
 from storage.store import backup_path
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "storage" / "migrations"
@@ -110,6 +112,31 @@ async def test_an_action_waits_for_another_process_holding_the_lock(
     after, _ = await store.act(table.id, GUEST, DRAW, 0)
     assert holder.wait(timeout=30) == 0
     assert after.ply == 1
+
+
+async def test_a_lock_held_past_the_busy_timeout_is_a_polite_refusal(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("storage.database.BUSY_TIMEOUT_MS", 50)
+    store = await Store.open(db_path)
+    try:
+        await store.migrate()
+        table = await running_table(store)
+        holder = subprocess.Popen(
+            [sys.executable, "-c", LOCK_HOLDER, str(db_path), "1.0"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(StoreBusy, match="nothing changed"):
+            await store.act(table.id, GUEST, DRAW, 0)
+        assert holder.wait(timeout=30) == 0
+        assert await store.get_table(table.id) == table
+        after, _ = await store.act(table.id, GUEST, DRAW, 0)  # and once it is free, it works
+        assert after.ply == 1
+    finally:
+        await store.close()
 
 
 async def test_reads_never_see_a_write_that_is_rolled_back(store: Store, db_path: Path) -> None:
@@ -470,3 +497,37 @@ async def test_a_read_only_database_is_refused_at_open() -> None:
         assert "read-only" in line and str(path) in line and "\n" not in line
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# -- Group commit ----------------------------------------------------------------------------------
+
+
+async def test_writes_that_arrive_together_share_a_commit_and_fail_alone(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tables = [await running_table(store, channel=n) for n in range(1, 9)]
+    import storage.database
+
+    groups: list[int] = []
+    real = storage.database._commit_group
+
+    def counted(batch: list[Any], conn: sqlite3.Connection) -> list[tuple[bool, Any]]:
+        groups.append(len(batch))
+        return real(batch, conn)
+
+    monkeypatch.setattr(storage.database, "_commit_group", counted)
+    # Even tables get a legal draw; odd ones an action the rules refuse (not your turn).
+    results = await asyncio.gather(
+        *(store.act(t.id, GUEST if n % 2 == 0 else HOST, DRAW, 0) for n, t in enumerate(tables)),
+        return_exceptions=True,
+    )
+    assert max(groups) > 1 and sum(groups) == len(tables)
+    for n, (table, outcome) in enumerate(zip(tables, results, strict=True)):
+        stored = await store.get_table(table.id)
+        assert stored is not None
+        if n % 2 == 0:
+            assert not isinstance(outcome, BaseException) and outcome[0] == stored
+            assert stored.ply == 1 and len(await store.actions(table.id)) == 1
+        else:
+            assert isinstance(outcome, RuleError)
+            assert stored == table and await store.actions(table.id) == []

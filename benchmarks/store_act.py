@@ -1,0 +1,133 @@
+"""How much one game action costs the store, next to a raw SQLite commit on the same disk.
+
+    .venv/bin/python benchmarks/store_act.py [--actions N] [--tables T] [--dir DIR]
+
+Three figures, all with ``synchronous = FULL`` in WAL mode (what the store uses, so both sides
+pay the same fsync), in one run on one disk:
+
+1. raw: a plain ``sqlite3`` connection committing one single-row INSERT per transaction;
+2. ``Store.act`` one at a time: load, check, engine, write state + log row, commit, answer;
+3. ``Store.act`` with T tables (default 1,000) acting at once, every table always having one
+   action in flight: the latency of each call and the actions per second.
+
+It prints p50/p99 and the ratio to the raw commit. Targets (issue 12): ``Store.act`` p50 ≤ 3× and
+p99 ≤ 5× the raw commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from engine.castles import GAME
+from storage import Store, TableRecord
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def show(name: str, samples: list[float], raw_p50: float | None = None) -> None:
+    p50, p99 = pct(samples, 0.50), pct(samples, 0.99)
+    line = (
+        f"{name:<34} n={len(samples):>6}  mean {statistics.fmean(samples) * 1e3:7.3f} ms"
+        f"  p50 {p50 * 1e3:7.3f} ms  p99 {p99 * 1e3:7.3f} ms"
+    )
+    if raw_p50:
+        line += f"  (p50 {p50 / raw_p50:4.2f}x, p99 {p99 / raw_p50:4.2f}x raw p50)"
+    print(line, flush=True)
+
+
+def raw_commits(path: Path, n: int) -> list[float]:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT)")
+    samples = []
+    payload = "x" * 200
+    for _ in range(n):
+        start = time.perf_counter()
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO t (v) VALUES (?)", (payload,))
+        conn.execute("COMMIT")
+        samples.append(time.perf_counter() - start)
+    conn.close()
+    return samples
+
+
+async def new_table(store: Store, channel: int, chooser: random.Random) -> TableRecord:
+    return await store.create_table(
+        guild_id=1,
+        channel_id=channel,
+        game="castles",
+        host_id=1,
+        seats=(1, 2),
+        start=True,
+        seed=chooser.randrange(2**40),
+    )
+
+
+async def play(
+    store: Store, channel: int, actions: int, chooser: random.Random, samples: list[float]
+) -> None:
+    """Act ``actions`` times on a table of ``channel`` (a new game when one ends)."""
+    table = await new_table(store, channel, chooser)
+    for _ in range(actions):
+        if table.status != "running":
+            table = await new_table(store, channel, chooser)
+        state = table.running_state()
+        seat = GAME.to_act(state)
+        assert seat is not None
+        action = chooser.choice(GAME.legal_actions(state, seat))
+        start = time.perf_counter()
+        table, _ = await store.act(table.id, table.seats[seat], action, table.ply)
+        samples.append(time.perf_counter() - start)
+
+
+async def store_acts(path: Path, actions: int, tables: int) -> tuple[list[float], float]:
+    store = await Store.open(path)
+    await store.migrate()
+    samples: list[float] = []
+    try:
+        per_table = max(1, actions // tables)
+        start = time.perf_counter()
+        await asyncio.gather(
+            *(play(store, n + 1, per_table, random.Random(n), samples) for n in range(tables))
+        )
+        elapsed = time.perf_counter() - start
+    finally:
+        await store.close()
+    return samples, elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--actions", type=int, default=3000)
+    parser.add_argument("--tables", type=int, default=1000)
+    parser.add_argument("--dir", default=None, help="where the database files go (the disk)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(dir=args.dir) as folder:
+        where = Path(folder)
+        print(f"disk: {where}  sqlite {sqlite3.sqlite_version}  synchronous=FULL, WAL")
+        raw_commits(where / "warm.db", 200)  # file system and page cache warm-up
+        raw = raw_commits(where / "raw.db", args.actions)
+        raw_p50 = pct(raw, 0.5)
+        show("raw sqlite3 single-row commit", raw)
+        one, _ = asyncio.run(store_acts(where / "one.db", args.actions, 1))
+        show("Store.act, one at a time", one, raw_p50)
+        many, elapsed = asyncio.run(
+            store_acts(where / "many.db", max(args.actions, args.tables * 3), args.tables)
+        )
+        show(f"Store.act, {args.tables} tables at once", many, raw_p50)
+        print(f"{'':<34} {len(many) / elapsed:8.0f} actions/s over {elapsed:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
