@@ -8,9 +8,11 @@ import contextlib
 import gc
 import logging
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -22,6 +24,7 @@ from aiohttp import web
 
 import bot
 from tests.fakecord import FakeDiscord, start_client, stop_client
+from tests.unprivileged import as_nobody
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "MTIzNDU2Nzg5.secret-token.do-not-log-me"
@@ -146,12 +149,13 @@ def test_payload_loggers_stay_at_info_even_when_debugging() -> None:
 # -- an unusable database: checked before connecting, one line, status 2 -----------------------
 
 
-async def truncated_database(path: Path) -> None:
+async def truncated_database(path: Path, keep: float = 0.5) -> None:
+    """A real, migrated database cut to ``keep`` of its length (1.0: left whole)."""
     store = await bot.open_store(str(path))
     await store.close()
     data = path.read_bytes()
     assert len(data) > 8192, "expected a database of several pages"
-    path.write_bytes(data[: len(data) // 2])
+    path.write_bytes(data[: int(len(data) * keep)])
 
 
 @pytest.mark.parametrize("case", ["missing folder", "a folder", "garbage file", "truncated"])
@@ -175,6 +179,31 @@ async def test_an_unusable_database_exits_2_with_one_line(case: str, tmp_path: P
     assert str(db) in lines[0]
     assert "Traceback" not in done.stderr and SECRET not in done.stderr and done.stdout == ""
     assert time.monotonic() - started < 15
+
+
+async def test_a_read_only_database_exits_2_with_one_line() -> None:
+    """Opened and read fine, then every move would have failed: now refused at start."""
+    folder = Path(tempfile.mkdtemp(prefix="siege-ro-"))
+    try:
+        db = folder / "siege.db"
+        await truncated_database(db, keep=1.0)
+        os.chmod(folder, 0o755)  # the unprivileged user must reach the file, not write it
+        os.chmod(db, 0o444)
+        env = {k: v for k, v in os.environ.items() if k not in VARIABLE_NAMES}
+        done = subprocess.run(
+            [*as_nobody(), sys.executable, str(ROOT / "bot.py")],
+            cwd=folder,
+            env=env | {"DISCORD_TOKEN": SECRET, "DATABASE_PATH": str(db)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        lines = done.stderr.splitlines()
+        assert done.returncode == 2, done.stderr
+        assert len(lines) == 1 and "read-only" in lines[0] and str(db) in lines[0]
+        assert "Traceback" not in done.stderr and SECRET not in done.stderr
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_a_debug_start_up_that_fails_never_shows_the_token(tmp_path: Path) -> None:

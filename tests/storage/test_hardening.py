@@ -22,6 +22,7 @@ from engine.castles import GAME
 from engine.rules import RuleError
 from storage import CorruptTable, DatabaseUnusable, Store, StoreBusy, TableRecord
 from storage.store import backup_path
+from tests.unprivileged import as_nobody
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "storage" / "migrations"
 GUILD, CHANNEL = 77, 500
@@ -457,16 +458,6 @@ async def main():
 
 raise SystemExit(asyncio.run(main()))
 """
-
-
-def as_nobody() -> tuple[str, ...]:
-    """Run a command without root's power to write any file (root ignores file modes)."""
-    if os.geteuid() != 0:
-        return ()
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.fail("running as root needs setpriv (util-linux) to drop to an unprivileged user")
-    return (setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--")
 
 
 def open_in_subprocess(
