@@ -13,7 +13,9 @@ Discord cannot be reached at all, logging in is retried with back-off (1 s, 2 s,
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any, Literal, get_args
@@ -261,6 +263,7 @@ class SiegeBot(commands.Bot):
         if store is not None:
             self.store = store
         self._sleep = sleep
+        self._retry_wait: asyncio.Future[object] | None = None
         self._preparing = False
         self._prepared = False
 
@@ -314,7 +317,10 @@ class SiegeBot(commands.Bot):
                     f"{delay:g}",
                 )
                 await self._drop_http_session()
-                await self._sleep(delay)
+                # Closing the bot cuts the wait short (see close); a cancelled wait is not an
+                # error here, while a cancellation of this task itself still goes through.
+                self._retry_wait = asyncio.ensure_future(self._sleep(delay))
+                await asyncio.wait({self._retry_wait})
                 if self.is_closed():
                     return False
             else:
@@ -330,6 +336,8 @@ class SiegeBot(commands.Bot):
         self.http.connector = MISSING
 
     async def close(self) -> None:
+        if self._retry_wait is not None and self._retry_wait is not asyncio.current_task():
+            self._retry_wait.cancel()
         await super().close()
         store = getattr(self, "store", None)
         if self._owns_store and store is not None:
@@ -387,6 +395,7 @@ async def amain(settings: Settings, *, sleep: Sleep = asyncio.sleep, **client_op
         return 2
     try:
         async with create_bot(settings, store=store, sleep=sleep, **client_options) as bot:
+            close_on_terminate(bot)
             await bot.start(settings.token.get_secret_value())
     except discord.LoginFailure:
         print(BAD_TOKEN, file=sys.stderr)
@@ -394,6 +403,22 @@ async def amain(settings: Settings, *, sleep: Sleep = asyncio.sleep, **client_op
     finally:
         await store.close()
     return 0
+
+
+def close_on_terminate(bot: SiegeBot) -> None:
+    """SIGTERM (``docker stop``, systemd) closes the bot as Ctrl-C does: queued moves are
+    committed and the database closed before the process ends, instead of being cut off."""
+    loop = asyncio.get_running_loop()
+    closing: set[asyncio.Task[None]] = set()
+
+    def terminate() -> None:
+        log.info("SIGTERM: closing")
+        task = loop.create_task(bot.close())
+        closing.add(task)
+        task.add_done_callback(closing.discard)
+
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows; not the main thread
+        loop.add_signal_handler(signal.SIGTERM, terminate)
 
 
 def main() -> int:

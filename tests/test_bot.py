@@ -9,6 +9,7 @@ import gc
 import logging
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -503,3 +504,35 @@ async def scripted_discord(statuses: list[int]) -> AsyncIterator[list[int]]:
         yield sent
     finally:
         await runner.cleanup()
+
+
+def test_sigterm_while_waiting_for_discord_closes_cleanly(tmp_path: Path) -> None:
+    """``docker stop`` sends SIGTERM: the bot closes the database (the WAL file is folded back
+    and removed) and exits 0, without waiting out the retry delay."""
+    db = tmp_path / "siege.db"
+    launcher = (
+        "import discord.http, sys; "
+        f"discord.http.Route.BASE = 'http://127.0.0.1:{closed_port()}/api/v10'; "
+        "import bot; sys.exit(bot.main())"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in VARIABLE_NAMES}
+    process = subprocess.Popen(
+        [sys.executable, "-c", launcher],
+        cwd=ROOT,
+        env=env | {"DISCORD_TOKEN": SECRET, "DATABASE_PATH": str(db), "NO_COLOR": "1"},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            if "cannot reach Discord" in line:
+                break
+        assert Path(f"{db}-wal").exists()  # the database is open
+        process.send_signal(signal.SIGTERM)
+        rest = process.stderr.read()
+        assert process.wait(timeout=20) == 0, rest
+    finally:
+        process.kill()
+    assert "Traceback" not in rest and SECRET not in rest
+    assert not Path(f"{db}-wal").exists()
