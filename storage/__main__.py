@@ -1,9 +1,14 @@
-"""Operator commands for the database: ``python -m storage backup [--db PATH] DEST``.
+"""Operator commands for the database.
 
-``backup`` copies the live database with SQLite's online backup API: safe while the bot runs
-and writes, and the copy is consistent. ``--db`` defaults to ``DATABASE_PATH`` (environment or
-``.env``), then ``siege.db``. Exit status 0 on success, 2 with one line on standard error when
-the database or the destination cannot be used.
+``python -m storage backup [--db PATH] DEST`` copies the live database with SQLite's online
+backup API: safe while the bot runs and writes, and the copy is consistent.
+
+``python -m storage check [--db PATH]`` runs SQLite's full integrity check, page by page (the
+bot does not at start: at 10,000 games it reads hundreds of megabytes). Exit status 0 when the
+file is sound, 1 with the problems found.
+
+``--db`` defaults to ``DATABASE_PATH`` (environment or ``.env``), then ``siege.db``. Exit status 2
+with one line on standard error when the database or the destination cannot be used.
 """
 
 from __future__ import annotations
@@ -20,12 +25,24 @@ from dotenv import load_dotenv
 from storage.database import Database, DatabaseUnusable
 
 
-async def backup(source: Path, destination: Path) -> None:
+async def _existing(source: Path) -> Database:
     if not source.is_file():
         raise DatabaseUnusable(source, "there is no database file there")
-    db = await Database.open(source)
+    return await Database.open(source)
+
+
+async def backup(source: Path, destination: Path) -> None:
+    db = await _existing(source)
     try:
         await db.backup(destination)
+    finally:
+        await db.close()
+
+
+async def check(source: Path) -> list[str]:
+    db = await _existing(source)
+    try:
+        return await db.integrity_check()
     finally:
         await db.close()
 
@@ -35,9 +52,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m storage", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     copy = commands.add_parser("backup", help="copy the live database to DEST")
-    copy.add_argument("--db", default=os.environ.get("DATABASE_PATH") or "siege.db")
     copy.add_argument("dest")
+    verify = commands.add_parser("check", help="run SQLite's full integrity check")
+    for command in (copy, verify):
+        command.add_argument("--db", default=os.environ.get("DATABASE_PATH") or "siege.db")
     args = parser.parse_args(argv)
+    if args.command == "check":
+        return _check(Path(args.db))
     source, destination = Path(args.db), Path(args.dest)
     try:
         asyncio.run(backup(source, destination))
@@ -49,6 +70,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"backed up {source} to {destination}")
     return 0
+
+
+def _check(source: Path) -> int:
+    try:
+        problems = asyncio.run(check(source))
+    except DatabaseUnusable as exc:
+        print(f"check failed: {exc}", file=sys.stderr)
+        return 2
+    if problems == ["ok"]:
+        print(f"{source}: ok")
+        return 0
+    for problem in problems:
+        print(f"{source}: {problem}")
+    return 1
 
 
 if __name__ == "__main__":

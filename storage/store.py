@@ -71,6 +71,10 @@ class StoreBusy(TableError):
 
 
 BUSY = "The game database is busy right now; nothing changed. Try again in a moment."
+DAMAGED = (
+    "This table could not be read from the database (the file is damaged); an admin can "
+    "cancel it, and the operator can run `python -m storage check`."
+)
 
 
 @dataclass(frozen=True)
@@ -204,23 +208,37 @@ class Store:
             return await self._db.write(fn)
         except DatabaseBusy:
             raise StoreBusy(BUSY) from None
+        except sqlite3.DatabaseError as exc:
+            if not is_damage(exc):  # locked, constraint, misuse...
+                raise
+            raise CorruptTable(DAMAGED) from exc
 
     # -- reading -----------------------------------------------------------------------------
 
+    async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """A read of table rows: a damaged page of the file answers as an unreadable table
+        (a defined refusal an admin can act on), not as an unexpected error."""
+        try:
+            return await self._db.read(fn)
+        except sqlite3.DatabaseError as exc:
+            if not is_damage(exc):  # locked, constraint, misuse...
+                raise
+            raise CorruptTable(DAMAGED) from exc
+
     async def get_table(self, table_id: int) -> TableRecord | None:
-        return await self._db.read(lambda conn: _load_table(conn, table_id))
+        return await self._read(lambda conn: _load_table(conn, table_id))
 
     async def open_table_in(self, channel_id: int) -> TableRecord | None:
-        return await self._db.read(lambda conn: _open_table_in(conn, channel_id))
+        return await self._read(lambda conn: _open_table_in(conn, channel_id))
 
     async def actions(self, table_id: int) -> list[ActionRecord]:
         sql = "SELECT * FROM actions WHERE table_id = ? ORDER BY ply"
-        return await self._db.read(lambda conn: _actions(conn, sql, (table_id,)))
+        return await self._read(lambda conn: _actions(conn, sql, (table_id,)))
 
     async def recent_actions(self, table_id: int, limit: int) -> list[ActionRecord]:
         """The last ``limit`` logged actions of a table, oldest first."""
         sql = "SELECT * FROM actions WHERE table_id = ? ORDER BY ply DESC LIMIT ?"
-        rows = await self._db.read(lambda conn: _actions(conn, sql, (table_id, limit)))
+        rows = await self._read(lambda conn: _actions(conn, sql, (table_id, limit)))
         return rows[::-1]
 
     async def open_tables_of(self, user_id: int) -> list[TableRecord]:
@@ -516,6 +534,12 @@ def seat_order(
     if seating == "host_second" and others:
         return (others[0], host_id, *others[1:])
     return joined
+
+
+def is_damage(exc: sqlite3.DatabaseError) -> bool:
+    """SQLite raises its plain ``DatabaseError`` for a damaged page ("database disk image is
+    malformed"); locks, constraints and misuse raise subclasses."""
+    return type(exc) is sqlite3.DatabaseError
 
 
 # -- On the database thread: plain sqlite3, inside the caller's transaction ---------------------

@@ -522,3 +522,41 @@ async def test_writes_that_arrive_together_share_a_commit_and_fail_alone(
         else:
             assert isinstance(outcome, RuleError)
             assert stored == table and await store.actions(table.id) == []
+
+
+# -- A damaged page found after start-up -----------------------------------------------------------
+
+
+def run_storage(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "storage", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+async def test_a_damaged_page_answers_for_its_table_and_the_check_command_finds_it(
+    db_path: Path,
+) -> None:
+    await real_database(db_path, tables=30)
+    healthy = run_storage("check", "--db", str(db_path))
+    assert healthy.returncode == 0 and healthy.stdout.strip() == f"{db_path}: ok"
+    conn = sqlite3.connect(db_path)
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'tables'").fetchone()
+    (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    conn.close()
+    with db_path.open("r+b") as handle:  # a bad sector in the middle of the file
+        handle.seek((root - 1) * page_size)
+        handle.write(b"\xa5" * page_size)
+
+    store = await Store.open(db_path)  # the header and schema are sound: the bot starts
+    try:
+        with pytest.raises(CorruptTable, match="python -m storage check"):
+            await store.get_table(1)
+        with pytest.raises(CorruptTable):
+            await store.act(1, GUEST, DRAW, 0)
+        await store.set_dm_mode(HOST, "off")  # what does not touch the page still works
+        assert await store.dm_mode(HOST) == "off"
+    finally:
+        await store.close()
+    damaged = run_storage("check", "--db", str(db_path))
+    assert damaged.returncode == 1 and damaged.stdout.count(str(db_path)) >= 1
+    assert "ok" not in damaged.stdout.split(": ", 1)[1].split()
