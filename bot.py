@@ -18,7 +18,7 @@ import logging
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from typing import Any, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 import aiohttp
 import discord
@@ -87,6 +87,8 @@ class Settings(BaseSettings):
         hide_input_in_errors=True,
     )
 
+    reads_environment: ClassVar[bool] = False
+
     token: SecretStr | None = Field(default=None, validation_alias="DISCORD_TOKEN")
     database_path: str = Field(default="siege.db", validation_alias="DATABASE_PATH")
     dev_guild_id: PositiveInt | None = Field(default=None, validation_alias="DEV_GUILD_ID")
@@ -117,7 +119,9 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings,)  # only what it is given; _FromEnvironment reads the rest
+        if cls.reads_environment:
+            return _OurVariablesOnly(env_settings), _OurVariablesOnly(dotenv_settings)
+        return (init_settings,)  # only what it is given
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -140,16 +144,7 @@ class Settings(BaseSettings):
 class _FromEnvironment(Settings):
     """The environment, then ``.env``, through pydantic-settings' own sources."""
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return _OurVariablesOnly(env_settings), _OurVariablesOnly(dotenv_settings)
+    reads_environment: ClassVar[bool] = True
 
 
 class _OurVariablesOnly(PydanticBaseSettingsSource):

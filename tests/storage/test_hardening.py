@@ -12,7 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,19 +28,6 @@ MIGRATIONS = Path(__file__).resolve().parents[2] / "storage" / "migrations"
 GUILD, CHANNEL = 77, 500
 HOST, GUEST = 1001, 2002
 DRAW = {"type": "draw"}
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "hall.db"
-
-
-@pytest.fixture
-async def store(db_path: Path) -> AsyncIterator[Store]:
-    opened = await Store.open(db_path)
-    await opened.migrate()
-    yield opened
-    await opened.close()
 
 
 async def running_table(store: Store, channel: int = CHANNEL) -> TableRecord:
@@ -76,17 +63,23 @@ conn.execute("COMMIT")
 """
 
 
-@pytest.fixture
-def lock_holder(db_path: Path) -> Iterator[subprocess.Popen[str]]:
-    """Another process that holds the file's write lock for a moment, then commits."""
+def hold_lock(db_path: Path, seconds: float) -> subprocess.Popen[str]:
+    """Another process that holds the file's write lock for ``seconds``, then commits.
+    Returns once the lock is held."""
     holder = subprocess.Popen(
-        [sys.executable, "-c", LOCK_HOLDER, str(db_path), "0.6"],
+        [sys.executable, "-c", LOCK_HOLDER, str(db_path), str(seconds)],
         stdout=subprocess.PIPE,
         text=True,
     )
+    assert holder.stdout is not None
+    assert holder.stdout.readline().strip() == "locked"
+    return holder
+
+
+@pytest.fixture
+def lock_holder(db_path: Path) -> Iterator[subprocess.Popen[str]]:
+    holder = hold_lock(db_path, 0.6)
     try:
-        assert holder.stdout is not None
-        assert holder.stdout.readline().strip() == "locked"
         yield holder
     finally:
         holder.wait(timeout=30)
@@ -99,13 +92,7 @@ async def test_an_action_waits_for_another_process_holding_the_lock(
     store: Store, db_path: Path
 ) -> None:
     table = await running_table(store)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", LOCK_HOLDER, str(db_path), "0.6"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdout is not None
-    assert holder.stdout.readline().strip() == "locked"
+    holder = hold_lock(db_path, 0.6)
     # What a click does: read the table, then act. The act must wait for the other writer
     # (the busy timeout), not fail at once with "database is locked".
     seen = await store.get_table(table.id)
@@ -123,13 +110,7 @@ async def test_a_lock_held_past_the_busy_timeout_is_a_polite_refusal(
     try:
         await store.migrate()
         table = await running_table(store)
-        holder = subprocess.Popen(
-            [sys.executable, "-c", LOCK_HOLDER, str(db_path), "1.0"],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert holder.stdout is not None
-        assert holder.stdout.readline().strip() == "locked"
+        holder = hold_lock(db_path, 1.0)
         with pytest.raises(StoreBusy, match="nothing changed"):
             await store.act(table.id, GUEST, DRAW, 0)
         assert holder.wait(timeout=30) == 0

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import random
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -34,19 +33,6 @@ CHANNEL = 500
 HOST, GUEST, OTHER = 1001, 2002, 3003
 SEED = 4242
 DRAW = {"type": "draw"}
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "hall.db"
-
-
-@pytest.fixture
-async def store(db_path: Path) -> AsyncIterator[Store]:
-    opened = await Store.open(db_path)
-    await opened.migrate()
-    yield opened
-    await opened.close()
 
 
 def raw(db_path: Path) -> sqlite3.Connection:
