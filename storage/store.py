@@ -37,13 +37,19 @@ from engine.rules import (
     resolve_options,
     rng_for,
 )
+from storage import results
 from storage.database import BUSY_TIMEOUT_MS, Database, DatabaseBusy, DatabaseUnusable
+from storage.results import ALL_TIME, Standing
 
 DmMode = Literal["on", "off", "closed"]
 Seating = Literal["join", "random", "host_first", "host_second"]
 Status = Literal["lobby", "running", "over", "cancelled"]
 Clock = Callable[[], datetime]
 T = TypeVar("T")
+
+
+#: The schema version that added results and ratings (games finished before it are backfilled).
+RESULTS_SCHEMA = 5
 
 
 class TableError(Exception):
@@ -196,6 +202,8 @@ class Store:
                 raise DatabaseUnusable(
                     self.path, f"migration {number:03d} failed ({exc}); the file is unchanged"
                 ) from None
+            if number == RESULTS_SCHEMA:
+                await self._backfill_results()
             current = number
         return current
 
@@ -460,6 +468,65 @@ class Store:
 
         return await self._write(run)
 
+    # -- results and ratings ---------------------------------------------------------------------
+
+    async def leaderboard(
+        self, guild_id: int, game: str, season: str = ALL_TIME, *, offset: int = 0, limit: int = 10
+    ) -> list[Standing]:
+        """A page of a server's board for a game: ``season`` is ``"all"`` or ``"YYYY-MM"``."""
+        return await self._db.read(
+            lambda conn: results.board(conn, guild_id, game, season, offset, limit)
+        )
+
+    async def standing(
+        self, guild_id: int, game: str, user_id: int, season: str = ALL_TIME
+    ) -> Standing | None:
+        """A player's line and rank on a board, wherever it is."""
+        return await self._db.read(
+            lambda conn: results.standing(conn, guild_id, game, season, user_id)
+        )
+
+    async def board_size(self, guild_id: int, game: str, season: str = ALL_TIME) -> int:
+        return await self._db.read(lambda conn: results.board_size(conn, guild_id, game, season))
+
+    async def rating_history(self, guild_id: int, game: str, user_id: int) -> list[float]:
+        """A player's shown all-time rating after each rated game, oldest first."""
+        return await self._db.read(lambda conn: results.history(conn, guild_id, game, user_id))
+
+    async def recompute_ratings(self, guild_id: int) -> int:
+        """Rebuild every rating of a server from its stored results, in order (an admin's
+        command). Returns how many rated games were replayed."""
+        return await self._write(lambda conn: results.recompute(conn, guild_id))
+
+    async def _backfill_results(self) -> None:
+        """Results for games that finished before results were recorded (schema 5), then the
+        boards of every server rebuilt from them, oldest first."""
+
+        def run(conn: sqlite3.Connection) -> None:
+            rows = conn.execute(
+                "SELECT id FROM tables WHERE status = 'over' AND id NOT IN"
+                " (SELECT table_id FROM results) ORDER BY updated_at, id"
+            ).fetchall()
+            for (table_id,) in rows:
+                try:
+                    table = _require(conn, table_id)
+                except CorruptTable:
+                    continue  # unreadable: it stays out of the boards
+                if table.result is None:
+                    continue
+                results.record(
+                    conn,
+                    table_id=table.id,
+                    guild_id=table.guild_id,
+                    game=table.game,
+                    seats=table.seats,
+                    result=table.result,
+                    plies=table.ply,
+                    ended_at=table.updated_at,
+                )
+
+        await self._write(run)
+
     # -- players and DM panels -----------------------------------------------------------------
 
     async def dm_mode(self, user_id: int) -> DmMode:
@@ -593,6 +660,17 @@ def _act(
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
         (table.id, table.ply, seat, user_id, json.dumps(action), json.dumps(events), now),
     )
+    if result is not None:  # the game's end and its rating commit with the last action
+        results.record(
+            conn,
+            table_id=table.id,
+            guild_id=table.guild_id,
+            game=table.game,
+            seats=table.seats,
+            result=result,
+            plies=table.ply + 1,
+            ended_at=now,
+        )
     after = replace(
         table,
         state=new_state,
@@ -724,6 +802,7 @@ __all__ = [
     "DmMode",
     "RuleError",
     "StaleAction",
+    "Standing",
     "Store",
     "StoreBusy",
     "TableError",

@@ -529,12 +529,12 @@ async def test_state_of_an_unknown_version_is_corrupt(store: Store, db_path: Pat
         await store.get_table(table.id)
 
 
-def test_store_doctests() -> None:
+@pytest.mark.parametrize("module", ["storage.store", "storage.ratings"])
+def test_storage_doctests(module: str) -> None:
     import doctest
+    import importlib
 
-    import storage.store
-
-    outcome = doctest.testmod(storage.store)
+    outcome = doctest.testmod(importlib.import_module(module))
     assert outcome.attempted >= 2 and outcome.failed == 0
 
 

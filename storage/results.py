@@ -1,0 +1,250 @@
+"""Finished games and the ratings built from them, on the database thread (plain sqlite3).
+
+:func:`record` runs inside the transaction of the action that ends a game: the result row, each
+seat's place and outcome, and (for a rated game) the rating update, or none of it. The ratings
+table is derived data: :func:`recompute` rebuilds a server's boards from its result rows in
+commit order (``seq``) with the same :func:`rate_result`, so it gets the same numbers.
+
+Rated: a game in a server between at least two different people (a solo game, a table where one
+person holds every seat, and a cancelled game are not rated; computer seats will not be either).
+Resignations count as a loss for the one who resigned, as the engine's result says.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.rules import Result
+from storage.ratings import NEWCOMER, Skill, outcome, places_of, rate, repeat_weight
+
+ALL_TIME = "all"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One line of a board."""
+
+    user_id: int
+    rating: float
+    sigma: float
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    rank: int
+
+    @property
+    def provisional(self) -> bool:
+        return Skill(0.0, self.sigma).provisional
+
+
+def season_of(ended_at: str) -> str:
+    """The monthly season of an ISO timestamp (UTC): ``"2026-11"``."""
+    return ended_at[:7]
+
+
+def record(
+    conn: sqlite3.Connection,
+    *,
+    table_id: int,
+    guild_id: int | None,
+    game: str,
+    seats: Sequence[int],
+    result: Result,
+    plies: int,
+    ended_at: str,
+) -> None:
+    """Write a finished game's result (and rate it, if it counts): call inside the transaction
+    of the action that ended it."""
+    places = places_of(result.winners, len(seats), result.scores)
+    rated = guild_id is not None and len(set(seats)) == len(seats) >= 2
+    seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM results").fetchone()[0]
+    conn.execute(
+        "INSERT INTO results (table_id, seq, guild_id, game, season, ended_at, reason, plies,"
+        " rated, weight, players) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?)",
+        (
+            table_id,
+            seq,
+            guild_id,
+            game,
+            season_of(ended_at),
+            ended_at,
+            result.reason,
+            plies,
+            int(rated),
+            ",".join(str(u) for u in sorted(seats)),
+        ),
+    )
+    conn.executemany(
+        "INSERT INTO result_seats (table_id, seat, user_id, place, outcome, score)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (
+                table_id,
+                seat,
+                user,
+                places[seat],
+                outcome(places[seat], places),
+                None if result.scores is None else result.scores[seat],
+            )
+            for seat, user in enumerate(seats)
+        ],
+    )
+    if rated:
+        rate_result(conn, table_id)
+
+
+def rate_result(conn: sqlite3.Connection, table_id: int) -> None:
+    """Apply one rated result to its server's all-time and season boards."""
+    row = conn.execute(
+        "SELECT seq, guild_id, game, season, ended_at, players FROM results WHERE table_id = ?",
+        (table_id,),
+    ).fetchone()
+    seq, guild_id, game, season, ended_at, players = row
+    earlier = conn.execute(
+        "SELECT count(*) FROM results WHERE guild_id = ? AND game = ? AND players = ?"
+        " AND rated = 1 AND substr(ended_at, 1, 10) = ? AND seq < ?",
+        (guild_id, game, players, ended_at[:10], seq),
+    ).fetchone()[0]
+    weight = repeat_weight(earlier)
+    conn.execute("UPDATE results SET weight = ? WHERE table_id = ?", (weight, table_id))
+    seats = conn.execute(
+        "SELECT seat, user_id, place, outcome FROM result_seats WHERE table_id = ? ORDER BY seat",
+        (table_id,),
+    ).fetchall()
+    places = [place for _, _, place, _ in seats]
+    for board in (ALL_TIME, season):
+        before = [_skill(conn, guild_id, game, board, user) for _, user, _, _ in seats]
+        after = rate(before, places, weight)
+        for (seat, user, _, result), skill, old in zip(seats, after, before, strict=True):
+            _save_skill(conn, guild_id, game, board, user, skill, result)
+            if board == ALL_TIME:
+                conn.execute(
+                    "UPDATE result_seats SET rating_before = ?, rating_after = ?"
+                    " WHERE table_id = ? AND seat = ?",
+                    (old.shown, skill.shown, table_id, seat),
+                )
+
+
+def recompute(conn: sqlite3.Connection, guild_id: int) -> int:
+    """Rebuild every board of a server from its results, in commit order. Returns how many
+    rated games were replayed."""
+    conn.execute("DELETE FROM ratings WHERE guild_id = ?", (guild_id,))
+    rows = conn.execute(
+        "SELECT table_id FROM results WHERE guild_id = ? AND rated = 1 ORDER BY seq", (guild_id,)
+    ).fetchall()
+    for (table_id,) in rows:
+        rate_result(conn, table_id)
+    return len(rows)
+
+
+def board(
+    conn: sqlite3.Connection, guild_id: int, game: str, season: str, offset: int, limit: int
+) -> list[Standing]:
+    """A page of a board, best first (ties by who got there... by user id, stably)."""
+    rows = conn.execute(
+        "SELECT user_id, rating, sigma, games, wins, losses, draws FROM ratings"
+        " WHERE guild_id = ? AND game = ? AND season = ?"
+        " ORDER BY rating DESC, user_id LIMIT ? OFFSET ?",
+        (guild_id, game, season, limit, offset),
+    ).fetchall()
+    return [_standing(row, offset + n + 1) for n, row in enumerate(rows)]
+
+
+def standing(
+    conn: sqlite3.Connection, guild_id: int, game: str, season: str, user_id: int
+) -> Standing | None:
+    """One player's line and rank on a board (``None`` if they have no rated game there)."""
+    row = conn.execute(
+        "SELECT user_id, rating, sigma, games, wins, losses, draws FROM ratings"
+        " WHERE guild_id = ? AND game = ? AND season = ? AND user_id = ?",
+        (guild_id, game, season, user_id),
+    ).fetchone()
+    if row is None:
+        return None
+    ahead = conn.execute(
+        "SELECT count(*) FROM ratings WHERE guild_id = ? AND game = ? AND season = ?"
+        " AND (rating > ? OR (rating = ? AND user_id < ?))",
+        (guild_id, game, season, row[1], row[1], user_id),
+    ).fetchone()[0]
+    return _standing(row, ahead + 1)
+
+
+def board_size(conn: sqlite3.Connection, guild_id: int, game: str, season: str) -> int:
+    return int(
+        conn.execute(
+            "SELECT count(*) FROM ratings WHERE guild_id = ? AND game = ? AND season = ?",
+            (guild_id, game, season),
+        ).fetchone()[0]
+    )
+
+
+def history(conn: sqlite3.Connection, guild_id: int, game: str, user_id: int) -> list[float]:
+    """A player's shown all-time rating after each of their rated games, oldest first."""
+    rows = conn.execute(
+        "SELECT s.rating_after FROM result_seats AS s JOIN results AS r USING (table_id)"
+        " WHERE s.user_id = ? AND r.guild_id = ? AND r.game = ? AND r.rated = 1"
+        " ORDER BY r.seq",
+        (user_id, guild_id, game),
+    ).fetchall()
+    return [float(row[0]) for row in rows]
+
+
+def _standing(row: Sequence[Any], rank: int) -> Standing:
+    user_id, rating, sigma, games, wins, losses, draws = row
+    return Standing(
+        user_id=int(user_id),
+        rating=float(rating),
+        sigma=float(sigma),
+        games=int(games),
+        wins=int(wins),
+        losses=int(losses),
+        draws=int(draws),
+        rank=rank,
+    )
+
+
+def _skill(conn: sqlite3.Connection, guild_id: int, game: str, season: str, user: int) -> Skill:
+    row = conn.execute(
+        "SELECT mu, sigma FROM ratings WHERE guild_id = ? AND game = ? AND season = ?"
+        " AND user_id = ?",
+        (guild_id, game, season, user),
+    ).fetchone()
+    return NEWCOMER if row is None else Skill(float(row[0]), float(row[1]))
+
+
+def _save_skill(
+    conn: sqlite3.Connection,
+    guild_id: int,
+    game: str,
+    season: str,
+    user: int,
+    skill: Skill,
+    result: str,
+) -> None:
+    won, lost, drew = int(result == "win"), int(result == "loss"), int(result == "draw")
+    conn.execute(
+        "INSERT INTO ratings (guild_id, game, season, user_id, mu, sigma, rating, games, wins,"
+        " losses, draws) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"
+        " ON CONFLICT (guild_id, game, season, user_id) DO UPDATE SET mu = excluded.mu,"
+        " sigma = excluded.sigma, rating = excluded.rating, games = games + 1,"
+        " wins = wins + excluded.wins, losses = losses + excluded.losses,"
+        " draws = draws + excluded.draws",
+        (guild_id, game, season, user, skill.mu, skill.sigma, skill.shown, won, lost, drew),
+    )
+
+
+__all__ = [
+    "ALL_TIME",
+    "Standing",
+    "board",
+    "board_size",
+    "history",
+    "recompute",
+    "record",
+    "season_of",
+    "standing",
+]
