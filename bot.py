@@ -18,6 +18,7 @@ import logging
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping
+from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal, get_args
 
 import aiohttp
@@ -29,6 +30,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUseDefault
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from cogs.boards import BOARD_ITEMS, Boards
 from cogs.components import DYNAMIC_ITEMS
 from cogs.hall import Hall
 from storage import DatabaseUnusable, Store
@@ -235,6 +237,7 @@ class SiegeBot(commands.Bot):
 
     store: Store
     hall: Hall
+    boards: Boards
 
     def __init__(
         self,
@@ -271,9 +274,10 @@ class SiegeBot(commands.Bot):
             if self._owns_store:
                 self.store = await open_store(self.settings.database_path)
             self.hall = Hall(self, self.store)
+            self.boards = Boards(self.hall, self.store, utc_now)
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
-            self.add_dynamic_items(*DYNAMIC_ITEMS)
+            self.add_dynamic_items(*DYNAMIC_ITEMS, *BOARD_ITEMS)
             self._preparing = False
             self._prepared = True
         await self.sync_commands()
@@ -340,6 +344,10 @@ class SiegeBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %s servers", self.user, len(self.guilds))
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 def create_bot(settings: Settings, **options: Any) -> SiegeBot:

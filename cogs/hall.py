@@ -130,6 +130,10 @@ class Hall:
             )
             await self.refuse(interaction, APOLOGY)
 
+    async def remember(self, interaction: discord.Interaction[Any]) -> None:
+        """Keep the name a player goes by here, for boards and histories after they leave."""
+        await self.store.remember_names({interaction.user.id: interaction.user.display_name})
+
     async def refuse(self, interaction: discord.Interaction[Any], text: str) -> None:
         try:
             if interaction.response.is_done():
@@ -435,6 +439,7 @@ class Hall:
         """``/siege new``: open a lobby in this channel, or point at the table already here."""
         if interaction.channel_id is None or interaction.guild_id is None:
             raise TableError("Tables live in server channels; run this in a channel or thread.")
+        await self.remember(interaction)
         try:
             table = await self.store.create_table(
                 guild_id=interaction.guild_id,
@@ -466,6 +471,7 @@ class Hall:
         async def flow() -> None:
             user = interaction.user.id
             if op == "join":
+                await self.remember(interaction)
                 table = await self.store.join(tid, user)
             elif op == "leave":
                 table = await self.store.leave(tid, user)

@@ -151,6 +151,89 @@ class Siege(commands.Cog):
     async def dm_off(self, interaction: discord.Interaction[Any]) -> None:
         await self.hall.guarded(interaction, lambda: self.hall.set_dms(interaction, False))
 
+    @property
+    def boards(self) -> Any:
+        return self.bot.boards
+
+    @siege.command(name="leaderboard", description="The server's best players of a game.")
+    @app_commands.describe(
+        game="The game whose board to show",
+        season="A month like 2026-11, or all for all time (default: this month's season)",
+    )
+    @app_commands.choices(game=GAME_CHOICES)
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction[Any],
+        game: app_commands.Choice[str],
+        season: str | None = None,
+    ) -> None:
+        async def flow() -> None:
+            await self.boards.seen(interaction)
+            chosen = self.boards.parse_season(season)
+            embed, view = await self.boards.leaderboard(interaction, game.value, chosen, 0)
+            await interaction.response.send_message(embed=embed, view=view)
+
+        await self.hall.guarded(interaction, flow)
+
+    @leaderboard.autocomplete("season")
+    async def season_choices(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        game = str(dict(interaction.namespace).get("game") or "castles")
+        if interaction.guild_id is None or game not in playable_games():
+            return []
+        seasons = ["all", *await self.bot.store.seasons(interaction.guild_id, game)]
+        return [app_commands.Choice(name=s, value=s) for s in seasons if current in s][:25]
+
+    @siege.command(name="stats", description="A player's games, results and rating over time.")
+    @app_commands.describe(user="Whose stats (default: yours)")
+    async def stats(
+        self, interaction: discord.Interaction[Any], user: discord.User | None = None
+    ) -> None:
+        async def flow() -> None:
+            await self.boards.seen(interaction, user)
+            who = user or interaction.user
+            embeds, files = await self.boards.stats(interaction, who.id)
+            await interaction.response.send_message(embeds=embeds, files=files)
+
+        await self.hall.guarded(interaction, flow)
+
+    @siege.command(name="history", description="A player's recent games, with replays.")
+    @app_commands.describe(user="Whose games (default: yours)", game="Only this game")
+    @app_commands.choices(game=GAME_CHOICES)
+    async def history(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | None = None,
+        game: app_commands.Choice[str] | None = None,
+    ) -> None:
+        async def flow() -> None:
+            await self.boards.seen(interaction, user)
+            who = user or interaction.user
+            chosen = None if game is None else game.value
+            embed, view = await self.boards.history(interaction, who.id, chosen)
+            await interaction.response.send_message(embed=embed, view=view)
+
+        await self.hall.guarded(interaction, flow)
+
+    @siege.command(
+        name="recompute", description="Rebuild this server's ratings from every stored result."
+    )
+    @app_commands.default_permissions(manage_guild=True)
+    async def recompute(self, interaction: discord.Interaction[Any]) -> None:
+        async def flow() -> None:
+            perms = getattr(interaction, "permissions", None)
+            if not (perms and perms.manage_guild) or interaction.guild_id is None:
+                raise TableError("Only a server manager can rebuild the ratings.")
+            count = await self.bot.store.recompute_ratings(interaction.guild_id)
+            await interaction.response.send_message(
+                f"Rebuilt this server's ratings from {count} rated games, in the order they "
+                "were played.",
+                ephemeral=True,
+            )
+
+        await self.hall.guarded(interaction, flow)
+
     async def cog_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:

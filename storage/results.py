@@ -41,6 +41,23 @@ class Standing:
         return Skill(0.0, self.sigma).provisional
 
 
+@dataclass(frozen=True)
+class GameResult:
+    """A finished game as a player's history shows it."""
+
+    table_id: int
+    game: str
+    ended_at: str
+    reason: str
+    plies: int
+    rated: bool
+    seats: tuple[int, ...]
+    places: tuple[int, ...]
+    rating_change: float | None  # the player's all-time rating change, when rated
+    channel_id: int
+    message_id: int | None
+
+
 def season_of(ended_at: str) -> str:
     """The monthly season of an ISO timestamp (UTC): ``"2026-11"``."""
     return ended_at[:7]
@@ -193,6 +210,52 @@ def history(conn: sqlite3.Connection, guild_id: int, game: str, user_id: int) ->
     return [float(row[0]) for row in rows]
 
 
+def recent(
+    conn: sqlite3.Connection, guild_id: int, user_id: int, game: str | None, limit: int
+) -> list[GameResult]:
+    """A player's latest finished games in a server, newest first."""
+    rows = conn.execute(
+        "SELECT r.table_id, r.game, r.ended_at, r.reason, r.plies, r.rated,"
+        " s.rating_after - s.rating_before, t.channel_id, t.message_id"
+        " FROM result_seats AS s JOIN results AS r USING (table_id)"
+        " JOIN tables AS t ON t.id = r.table_id"
+        " WHERE s.user_id = ? AND r.guild_id = ? AND (? IS NULL OR r.game = ?)"
+        " GROUP BY r.table_id ORDER BY r.seq DESC LIMIT ?",
+        (user_id, guild_id, game, game, limit),
+    ).fetchall()
+    found = []
+    for table_id, key, ended_at, reason, plies, rated, change, channel, message in rows:
+        seats = conn.execute(
+            "SELECT user_id, place FROM result_seats WHERE table_id = ? ORDER BY seat",
+            (table_id,),
+        ).fetchall()
+        found.append(
+            GameResult(
+                table_id=int(table_id),
+                game=str(key),
+                ended_at=str(ended_at),
+                reason=str(reason),
+                plies=int(plies),
+                rated=bool(rated),
+                seats=tuple(int(u) for u, _ in seats),
+                places=tuple(int(p) for _, p in seats),
+                rating_change=None if change is None else float(change),
+                channel_id=int(channel),
+                message_id=None if message is None else int(message),
+            )
+        )
+    return found
+
+
+def seasons(conn: sqlite3.Connection, guild_id: int, game: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT DISTINCT season FROM ratings WHERE guild_id = ? AND game = ? AND season != ?"
+        " ORDER BY season DESC",
+        (guild_id, game, ALL_TIME),
+    ).fetchall()
+    return [str(row[0]) for row in rows]
+
+
 def _standing(row: Sequence[Any], rank: int) -> Standing:
     user_id, rating, sigma, games, wins, losses, draws = row
     return Standing(
@@ -239,12 +302,15 @@ def _save_skill(
 
 __all__ = [
     "ALL_TIME",
+    "GameResult",
     "Standing",
     "board",
     "board_size",
     "history",
+    "recent",
     "recompute",
     "record",
     "season_of",
+    "seasons",
     "standing",
 ]

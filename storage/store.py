@@ -39,7 +39,7 @@ from engine.rules import (
 )
 from storage import results
 from storage.database import BUSY_TIMEOUT_MS, Database, DatabaseBusy, DatabaseUnusable
-from storage.results import ALL_TIME, Standing
+from storage.results import ALL_TIME, GameResult, Standing
 
 DmMode = Literal["on", "off", "closed"]
 Seating = Literal["join", "random", "host_first", "host_second"]
@@ -269,12 +269,13 @@ class Store:
 
         return await self._db.read(run)
 
-    async def replay(self, table_id: int) -> State:
-        """Rebuild a table's state from its seed and action log (it equals the stored state)."""
+    async def replay(self, table_id: int, upto: int | None = None) -> State:
+        """Rebuild a table's state from its seed and action log (it equals the stored state),
+        or with ``upto`` the state after its first ``upto`` actions."""
         table = await self._require(table_id)
         game = table.engine
         state = game.setup(len(table.seats), table.options, rng_for(table.seed, "setup"))
-        for record in await self.actions(table_id):
+        for record in (await self.actions(table_id))[:upto]:
             state, _ = perform(game, state, record.seat, record.action, table.seed, record.ply)
         return state
 
@@ -493,6 +494,18 @@ class Store:
         """A player's shown all-time rating after each rated game, oldest first."""
         return await self._db.read(lambda conn: results.history(conn, guild_id, game, user_id))
 
+    async def recent_results(
+        self, guild_id: int, user_id: int, game: str | None = None, limit: int = 10
+    ) -> list[GameResult]:
+        """A player's latest finished games in a server, newest first."""
+        return await self._db.read(
+            lambda conn: results.recent(conn, guild_id, user_id, game, limit)
+        )
+
+    async def seasons(self, guild_id: int, game: str) -> list[str]:
+        """The seasons with rated games of a server, newest first."""
+        return await self._db.read(lambda conn: results.seasons(conn, guild_id, game))
+
     async def recompute_ratings(self, guild_id: int) -> int:
         """Rebuild every rating of a server from its stored results, in order (an admin's
         command). Returns how many rated games were replayed."""
@@ -528,6 +541,37 @@ class Store:
         await self._write(run)
 
     # -- players and DM panels -----------------------------------------------------------------
+
+    async def remember_names(self, names: Mapping[int, str]) -> None:
+        """Keep the names players were last seen under (written only when one changed)."""
+        known = await self.names(list(names))
+        changed = [(uid, name) for uid, name in names.items() if known.get(uid) != name]
+        if not changed:
+            return
+
+        def run(conn: sqlite3.Connection) -> None:
+            conn.executemany(
+                "INSERT INTO players (user_id, name) VALUES (?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET name = excluded.name",
+                changed,
+            )
+
+        await self._write(run)
+
+    async def names(self, user_ids: Sequence[int]) -> dict[int, str]:
+        """The stored names of these players (those never seen are left out)."""
+        ids = list(dict.fromkeys(user_ids))
+
+        def run(conn: sqlite3.Connection) -> dict[int, str]:
+            marks = ",".join("?" * len(ids))
+            found = conn.execute(
+                "SELECT user_id, name FROM players"
+                f" WHERE name IS NOT NULL AND user_id IN ({marks})",
+                ids,
+            ).fetchall()
+            return {int(uid): str(name) for uid, name in found}
+
+        return await self._db.read(run) if ids else {}
 
     async def dm_mode(self, user_id: int) -> DmMode:
         mode = await self._db.scalar("SELECT dm_mode FROM players WHERE user_id = ?", (user_id,))

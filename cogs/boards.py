@@ -1,0 +1,407 @@
+"""Leaderboards, player stats, game history and replays: what a finished game leaves behind.
+
+Everything is scoped to the server the command runs in. People are named by the name they were
+last seen under (stored), so someone who has left the server still reads as themselves; a player
+never seen gets a mention instead. The buttons (board pages, replay steps, export) are
+:class:`discord.ui.DynamicItem` s like the table's, so they work after a restart.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import discord
+
+from cogs.render import get_renderer, playable_games
+from cogs.render.base import OVER_COLOUR
+from cogs.render.charts import rating_chart
+from engine import get_game
+from storage import RESIGN, Standing, Store, TableError, TableRecord
+from storage.results import ALL_TIME, GameResult
+
+if TYPE_CHECKING:
+    from cogs.hall import Hall
+
+PAGE = 10
+SEASON = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])")
+NEVER = "Nobody has a rated game of {title} here yet: finish one against someone to start it."
+
+
+def boards_of(interaction: discord.Interaction[Any]) -> Boards:
+    boards: Boards = getattr(interaction.client, "boards")  # noqa: B009 - set by SiegeBot
+    return boards
+
+
+def season_name(season: str) -> str:
+    """``"2026-11"`` as "the November 2026 season"; ``"all"`` as "all time".
+
+    >>> season_name("2026-11"), season_name("all")
+    ('the November 2026 season', 'all time')
+    """
+    if season == ALL_TIME:
+        return "all time"
+    month = datetime.strptime(season, "%Y-%m").replace(tzinfo=UTC)
+    return f"the {month:%B %Y} season"
+
+
+def signed(value: float) -> str:
+    return f"{value:+.0f}"
+
+
+class Boards:
+    """The flows of ``/siege leaderboard``, ``stats``, ``history``, replays and the recompute."""
+
+    def __init__(self, hall: Hall, store: Store, clock: Callable[[], datetime]) -> None:
+        self.hall = hall
+        self.store = store
+        self.clock = clock
+
+    def current_season(self) -> str:
+        return f"{self.clock().astimezone(UTC):%Y-%m}"
+
+    async def names(self, user_ids: Sequence[int]) -> dict[int, str]:
+        stored = await self.store.names(user_ids)
+        return {uid: stored.get(uid, f"<@{uid}>") for uid in user_ids}
+
+    async def seen(self, interaction: discord.Interaction[Any], *users: Any) -> None:
+        """Remember the names of the people a command names (and of the one who ran it)."""
+        people = {interaction.user.id: interaction.user.display_name}
+        people.update({u.id: u.display_name for u in users if u is not None})
+        await self.store.remember_names(people)
+
+    def _guild(self, interaction: discord.Interaction[Any]) -> int:
+        if interaction.guild_id is None:
+            raise TableError("Boards belong to a server: run this in one of its channels.")
+        return interaction.guild_id
+
+    # -- the leaderboard --------------------------------------------------------------------------
+
+    def parse_season(self, season: str | None) -> str:
+        if season is None or not season.strip():
+            return self.current_season()
+        text = season.strip().lower()
+        if text in ("all", "all-time", "all time"):
+            return ALL_TIME
+        if not SEASON.fullmatch(text):
+            raise TableError("A season is a month written like 2026-11, or `all` for all time.")
+        return text
+
+    async def leaderboard(
+        self, interaction: discord.Interaction[Any], game: str, season: str, page: int
+    ) -> tuple[discord.Embed, discord.ui.View]:
+        guild = self._guild(interaction)
+        title = get_game(game).title
+        size = await self.store.board_size(guild, game, season)
+        pages = max(1, -(-size // PAGE))
+        page = min(max(page, 0), pages - 1)
+        lines = await self.store.leaderboard(guild, game, season, offset=page * PAGE, limit=PAGE)
+        mine = await self.store.standing(guild, game, interaction.user.id, season)
+        names = await self.names([s.user_id for s in lines] + [interaction.user.id])
+        embed = discord.Embed(
+            title=f"{title} — leaderboard, {season_name(season)}", colour=OVER_COLOUR
+        )
+        if not lines:
+            embed.description = (
+                NEVER.format(title=title)
+                if season == ALL_TIME
+                else (
+                    f"No rated {title} games in {season_name(season)}. "
+                    "Try `season: all` for all time."
+                )
+            )
+        else:
+            embed.description = "\n".join(self.board_line(s, names[s.user_id]) for s in lines)
+        if mine is not None and not any(s.user_id == mine.user_id for s in lines):
+            embed.add_field(
+                name="You",
+                value=self.board_line(mine, names[interaction.user.id]) + f" — of {size}",
+                inline=False,
+            )
+        elif mine is None and lines:
+            embed.add_field(name="You", value="No rated game on this board yet.", inline=False)
+        embed.set_footer(
+            text=f"Page {page + 1}/{pages} · rating = skill minus three times its uncertainty "
+            "(start 1500) · ? provisional (few games) · repeat games with the same players on "
+            "one day count less"
+        )
+        view = discord.ui.View(timeout=None)
+        view.add_item(BoardPage(game, season, page - 1, "Previous", disabled=page == 0))
+        view.add_item(BoardPage(game, season, page + 1, "Next", disabled=page >= pages - 1))
+        return embed, view
+
+    @staticmethod
+    def board_line(line: Standing, name: str) -> str:
+        mark = "?" if line.provisional else ""
+        record = f"{line.games} game{'s' if line.games != 1 else ''}, {line.wins} won"
+        if line.draws:
+            record += f", {line.draws} drawn"
+        return f"**{line.rank}.** {name} — **{line.rating:.0f}{mark}** ({record})"
+
+    # -- stats ----------------------------------------------------------------------------------
+
+    async def stats(
+        self, interaction: discord.Interaction[Any], user_id: int
+    ) -> tuple[list[discord.Embed], list[discord.File]]:
+        guild = self._guild(interaction)
+        name = (await self.names([user_id]))[user_id]
+        embeds: list[discord.Embed] = []
+        files: list[discord.File] = []
+        for game in playable_games():
+            line = await self.store.standing(guild, game, user_id)
+            if line is None:
+                continue
+            title = get_game(game).title
+            history = await self.store.rating_history(guild, game, user_id)
+            trend = history[-1] - history[max(0, len(history) - 6)] if len(history) > 1 else 0.0
+            mark = " (provisional)" if line.provisional else ""
+            embed = discord.Embed(title=f"{name} — {title}", colour=OVER_COLOUR)
+            embed.description = (
+                f"Rating **{line.rating:.0f}**{mark}, #{line.rank} here all time\n"
+                f"{line.games} games: {line.wins} won, {line.losses} lost, {line.draws} drawn\n"
+                f"Trend over the last {min(5, len(history) - 1) or 1} games: {signed(trend)}\n"
+                f"Ratings after each game: " + ", ".join(f"{value:.0f}" for value in history[-12:])
+            )
+            if history:
+                file_name = f"stats-{game}.png"
+                png = rating_chart(f"{title}: rating after each game", history)
+                files.append(discord.File(io.BytesIO(png), filename=file_name))
+                embed.set_image(url=f"attachment://{file_name}")
+            embeds.append(embed)
+        if not embeds:
+            raise TableError(f"{name} has no rated game in this server yet.")
+        return embeds, files
+
+    # -- history and replays ------------------------------------------------------------------
+
+    async def history(
+        self, interaction: discord.Interaction[Any], user_id: int, game: str | None
+    ) -> tuple[discord.Embed, discord.ui.View]:
+        guild = self._guild(interaction)
+        games = await self.store.recent_results(guild, user_id, game, limit=PAGE)
+        everyone = [uid for g in games for uid in g.seats] + [user_id]
+        names = await self.names(everyone)
+        what = get_game(game).title if game else "games"
+        embed = discord.Embed(title=f"{names[user_id]} — recent {what}", colour=OVER_COLOUR)
+        if not games:
+            embed.description = "No finished games here yet."
+        else:
+            embed.description = "\n".join(
+                self.history_line(g, user_id, names, interaction.guild_id) for g in games
+            )
+        embed.set_footer(text="Replay steps through a finished game with every card shown.")
+        view = discord.ui.View(timeout=None)
+        for g in games:
+            view.add_item(ReplayStep(g.table_id, 0, "open", label=f"Replay #{g.table_id}"))
+        return embed, view
+
+    @staticmethod
+    def history_line(
+        game: GameResult, user_id: int, names: dict[int, str], guild_id: int | None
+    ) -> str:
+        seat = game.seats.index(user_id)
+        place = game.places[seat]
+        if all(p == 1 for p in game.places):
+            verdict = "Drew"
+        elif place == 1:
+            verdict = "Won"
+        else:
+            verdict = "Lost" if len(game.seats) == 2 else f"Placed {place}"
+        others = ", ".join(names[u] for u in game.seats if u != user_id) or "alone"
+        when = int(datetime.fromisoformat(game.ended_at).timestamp())
+        bits = [
+            f"<t:{when}:d>",
+            get_game(game.game).title,
+            f"**{verdict}** vs {others}",
+            f"{game.plies} moves",
+            game.reason.replace("_", " "),
+        ]
+        if game.rating_change is not None:
+            bits.append(signed(game.rating_change))
+        if game.message_id is not None and guild_id is not None:
+            bits.append(
+                f"[table](https://discord.com/channels/{guild_id}/{game.channel_id}/"
+                f"{game.message_id})"
+            )
+        return f"#{game.table_id} · " + " · ".join(bits)
+
+    async def _finished(self, interaction: discord.Interaction[Any], tid: int) -> TableRecord:
+        table = await self.store.get_table(tid)
+        if table is None or table.guild_id != interaction.guild_id:
+            raise TableError("That game is not one of this server's.")
+        if table.status != "over":
+            raise TableError(
+                "Only finished games can be replayed: a running game keeps its secrets."
+            )
+        return table
+
+    async def replay(
+        self, interaction: discord.Interaction[Any], tid: int, step: int
+    ) -> tuple[list[discord.Embed], discord.ui.View]:
+        table = await self._finished(interaction, tid)
+        log = await self.store.actions(tid)
+        step = min(max(step, 0), len(log))
+        state = await self.store.replay(tid, upto=step)
+        renderer = get_renderer(table.game)
+        game = table.engine
+        names = list((await self.names(table.seats)).values())
+        recent = [
+            line
+            for record in log[max(0, step - 5) : step]
+            for event in record.events
+            if (line := renderer.event_line(event, names))
+        ]
+        board = renderer.table_embed(game.view(state, None), names, recent[-5:])
+        board.title = f"Replay of table #{tid} — move {step} of {len(log)}"
+        board.set_footer(text="Every hidden card is shown: this game is over.")
+        embeds = [board]
+        for seat, name in enumerate(names):  # what each seat saw: hands and hidden cards
+            panel = renderer.panel_embed(game.view(state, seat), names)
+            panel.title = f"{name}'s side"
+            panel.set_footer(text=None)
+            embeds.append(panel)
+        if sum(len(e) for e in embeds) > 5800:  # Discord's total for one message
+            embeds = embeds[:1]
+        view = discord.ui.View(timeout=None)
+        view.add_item(ReplayStep(tid, 0, "first", disabled=step == 0))
+        view.add_item(ReplayStep(tid, step - 1, "back", disabled=step == 0))
+        view.add_item(ReplayStep(tid, step + 1, "next", disabled=step >= len(log)))
+        view.add_item(ReplayStep(tid, len(log), "last", disabled=step >= len(log)))
+        view.add_item(ExportGame(tid))
+        return embeds, view
+
+    async def export(self, interaction: discord.Interaction[Any], tid: int) -> discord.File:
+        """The game as a script (``../shared/spec/README.md``): ``python -m engine.script``
+        reproduces it. A resignation is a table action outside the script format: the script
+        stops before it."""
+        table = await self._finished(interaction, tid)
+        log = await self.store.actions(tid)
+        script = {
+            "game": table.game,
+            "seats": len(table.seats),
+            "options": table.options,
+            "seed": table.seed,
+            "actions": [{"seat": r.seat, "action": r.action} for r in log if r.action != RESIGN],
+        }
+        data = json.dumps(script, indent=1).encode()
+        return discord.File(io.BytesIO(data), filename=f"siege-table-{tid}.json")
+
+
+class BoardPage(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sh:board:(?P<game>[a-z]{1,12}):(?P<season>all|[0-9]{4}-[0-9]{2}):(?P<page>[0-9]{1,6})",
+):
+    def __init__(self, game: str, season: str, page: int, label: str, *, disabled: bool = False):
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"sh:board:{game}:{season}:{max(page, 0)}",
+                disabled=disabled,
+            )
+        )
+        self.game, self.season, self.page = game, season, max(page, 0)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> BoardPage:
+        return cls(match["game"], match["season"], int(match["page"]), "page")
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        boards = boards_of(interaction)
+
+        async def flow() -> None:
+            if self.game not in playable_games():
+                raise TableError("That board no longer exists.")
+            embed, view = await boards.leaderboard(interaction, self.game, self.season, self.page)
+            await interaction.response.edit_message(embed=embed, view=view)
+
+        await boards.hall.guarded(interaction, flow)
+
+
+class ReplayStep(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sh:replay:(?P<tid>[0-9]{1,18}):(?P<step>[0-9]{1,7}):(?P<tag>open|first|back|next|last)",
+):
+    """A step of a replay (edits the replay in place), or, tagged ``open``, the button of a
+    history line (opens a replay only the clicker sees). The tag keeps the four step buttons'
+    custom ids apart when two of them lead to the same step."""
+
+    LABELS: ClassVar[dict[str, str]] = {"first": "⏮", "back": "◀", "next": "▶", "last": "⏭"}
+
+    def __init__(
+        self, tid: int, step: int, tag: str, *, label: str | None = None, disabled: bool = False
+    ):
+        step = max(step, 0)
+        super().__init__(
+            discord.ui.Button(
+                label=label or self.LABELS.get(tag, "Replay"),
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"sh:replay:{tid}:{step}:{tag}",
+                disabled=disabled,
+            )
+        )
+        self.tid, self.step, self.open = tid, step, tag == "open"
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ReplayStep:
+        return cls(int(match["tid"]), int(match["step"]), match["tag"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        boards = boards_of(interaction)
+
+        async def flow() -> None:
+            embeds, view = await boards.replay(interaction, self.tid, self.step)
+            if self.open:
+                await interaction.response.send_message(embeds=embeds, view=view, ephemeral=True)
+            else:
+                await interaction.response.edit_message(embeds=embeds, view=view)
+
+        await boards.hall.guarded(interaction, flow)
+
+
+class ExportGame(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sh:export:(?P<tid>[0-9]{1,18})",
+):
+    def __init__(self, tid: int):
+        super().__init__(
+            discord.ui.Button(
+                label="Export script",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"sh:export:{tid}",
+            )
+        )
+        self.tid = tid
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ExportGame:
+        return cls(int(match["tid"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        boards = boards_of(interaction)
+
+        async def flow() -> None:
+            script = await boards.export(interaction, self.tid)
+            await interaction.response.send_message(
+                "The game as a script: `python -m engine.script` plays it again exactly"
+                " (a resignation, being a table action, is not part of the format).",
+                file=script,
+                ephemeral=True,
+            )
+
+        await boards.hall.guarded(interaction, flow)
+
+
+BOARD_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (BoardPage, ReplayStep, ExportGame)
+
+__all__ = ["BOARD_ITEMS", "Boards", "season_name"]
