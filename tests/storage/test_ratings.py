@@ -272,6 +272,7 @@ async def test_games_finished_before_ratings_existed_are_backfilled(db_path: Pat
     conn = sqlite3.connect(db_path, isolation_level=None)
     for name in ("ratings", "result_seats", "results"):  # back to schema 4
         conn.execute(f"DROP TABLE {name}")
+    conn.execute("ALTER TABLE players DROP COLUMN name")
     conn.execute("PRAGMA user_version = 4")
     conn.close()
 
