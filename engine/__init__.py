@@ -9,9 +9,10 @@ from __future__ import annotations
 from engine.castles import GAME as CASTLES
 from engine.king import GAME as KING
 from engine.knights import GAME as KNIGHTS
+from engine.kurth import GAME as KURTH
 from engine.rules import Game, Result, RuleError, SetupError, rng_for
 
-GAMES: dict[str, Game] = {game.key: game for game in (CASTLES, KING, KNIGHTS)}
+GAMES: dict[str, Game] = {game.key: game for game in (CASTLES, KING, KNIGHTS, KURTH)}
 
 
 def get_game(key: str) -> Game:

@@ -27,6 +27,7 @@ import engine
 from engine.cards import DECK52
 from engine.king import deck as king_deck
 from engine.rules import Game, RuleError, State, dumps, loads, rng_for
+from tests.engine.test_kurth_rules import kurth_checker_fields
 
 GAMES_PER_KEY = 500
 REPLAYS_PER_KEY = 60
@@ -167,6 +168,9 @@ CHECKERS["knights"] = Checker(
     face_down=lambda state: set(),
     rearrange_unseen=lambda state, seat, rng: loads(dumps(state), engine.GAMES["knights"]),
 )
+
+# The solo game: its draw pile is face down to everyone.
+CHECKERS["kurth"] = Checker(**kurth_checker_fields())
 
 ENCODER = json.JSONEncoder(check_circular=False)  # ASCII output: a code is plain letters/digits
 # Every other character becomes a space, so the words of the JSON text are its whole tokens.

@@ -1,0 +1,60 @@
+"""Random playouts of Siege at Kurth: how many engine actions per second one core applies.
+
+    .venv/bin/python benchmarks/kurth_playout.py [--games N] [--seed S]
+
+Not a test. Each game is set up with its own seed and played to its end by choosing uniformly
+among ``legal_actions`` at every decision, each action applied with the per-ply generator the
+store uses (``rng_for(seed, ply)``). The timed loop is what a playout costs: ``legal_actions``,
+the choice and ``apply`` for every action, plus ``setup`` for every game. Prints the games, the
+actions, the time, actions per second and how the games ended. Target (issue 9): at least
+10,000 actions per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections import Counter
+
+from engine.kurth import GAME
+from engine.rules import rng_for
+
+
+def playout(seed: int, chooser: random.Random) -> tuple[int, str]:
+    """One game to its end; returns the number of actions and the result's reason."""
+    difficulty = chooser.choice(("easy", "normal", "advanced"))
+    state = GAME.setup(1, {"difficulty": difficulty}, rng_for(seed, "setup"))
+    ply = 0
+    while state["to_act"] is not None:
+        action = chooser.choice(GAME.legal_actions(state, 0))
+        state, _events = GAME.apply(state, 0, action, rng_for(seed, ply))
+        ply += 1
+    result = GAME.result(state)
+    assert result is not None
+    return ply, result.reason
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    chooser = random.Random(args.seed)
+    reasons: Counter[str] = Counter()
+    actions = 0
+    start = time.perf_counter()
+    for game in range(args.games):
+        done, reason = playout(args.seed * 1_000_003 + game, chooser)
+        actions += done
+        reasons[reason] += 1
+    elapsed = time.perf_counter() - start
+    print(f"games            {args.games}")
+    print(f"actions          {actions} ({actions / args.games:.1f} a game)")
+    print(f"time             {elapsed:.3f} s")
+    print(f"actions/s        {actions / elapsed:,.0f}   (target >= 10,000)")
+    print("results          " + ", ".join(f"{r} {n}" for r, n in sorted(reasons.items())))
+
+
+if __name__ == "__main__":
+    main()
