@@ -37,7 +37,7 @@ from engine.rules import (
     resolve_options,
     rng_for,
 )
-from storage import results
+from storage import daily, results
 from storage.database import BUSY_TIMEOUT_MS, Database, DatabaseBusy, DatabaseUnusable
 from storage.results import ALL_TIME, GameResult, Standing
 
@@ -302,39 +302,25 @@ class Store:
         seating: Seating = "join",
     ) -> TableRecord:
         """Open a lobby (the host takes the first seat), or with ``start`` a running game."""
-        engine = get_game(game)
-        opts = resolve_options(engine, options)
-        seed = random.SystemRandom().randrange(2**62) if seed is None else seed
-        seat_ids = tuple(seats) if seats is not None else (host_id,)
-        state = engine.setup(len(seat_ids), opts, rng_for(seed, "setup")) if start else None
+        opts = resolve_options(get_game(game), options)
+        chosen = random.SystemRandom().randrange(2**62) if seed is None else seed
         now = self._now()
 
         def run(conn: sqlite3.Connection) -> TableRecord:
-            existing = _open_table_in(conn, channel_id)
-            if existing is not None:
-                raise TableExists(existing)
-            cur = conn.execute(
-                "INSERT INTO tables (guild_id, channel_id, game, options, seed, host_id,"
-                " status, state, created_at, updated_at, rematch_of, seating)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    guild_id,
-                    channel_id,
-                    game,
-                    json.dumps(opts),
-                    seed,
-                    host_id,
-                    "running" if start else "lobby",
-                    None if state is None else dumps(state),
-                    now,
-                    now,
-                    rematch_of,
-                    seating,
-                ),
+            return _new_table(
+                conn,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                game=game,
+                options=opts,
+                seed=chosen,
+                host_id=host_id,
+                seats=tuple(seats) if seats is not None else (host_id,),
+                start=start,
+                rematch_of=rematch_of,
+                seating=seating,
+                now=now,
             )
-            assert cur.lastrowid is not None
-            _write_seats(conn, cur.lastrowid, seat_ids)
-            return _require(conn, cur.lastrowid)
 
         try:
             return await self._write(run)
@@ -468,6 +454,58 @@ class Store:
             return _act(conn, table_id, user_id, action, expected_ply, self._now())
 
         return await self._write(run)
+
+    # -- the daily challenge (Siege at Kurth) ----------------------------------------------------
+
+    async def start_daily(
+        self, *, guild_id: int, channel_id: int, user_id: int, difficulty: str, day: str
+    ) -> tuple[TableRecord, bool]:
+        """Start ``user_id``'s daily Kurth game of ``day`` (``YYYY-MM-DD``, UTC) in a channel:
+        the server's seed of the day; scored if it is their first attempt of the day at this
+        difficulty, else practice. Returns the running table and whether it is scored."""
+        options = resolve_options(get_game(daily.GAME), {"difficulty": difficulty})
+        now = self._now()
+
+        def run(conn: sqlite3.Connection) -> tuple[TableRecord, bool]:
+            scored = not daily.has_scored_attempt(conn, guild_id, day, difficulty, user_id)
+            table = _new_table(
+                conn,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                game=daily.GAME,
+                options=options,
+                seed=daily.seed_for(conn, guild_id, day),
+                host_id=user_id,
+                seats=(user_id,),
+                start=True,
+                now=now,
+            )
+            daily.add_attempt(
+                conn,
+                table_id=table.id,
+                guild_id=guild_id,
+                day=day,
+                difficulty=difficulty,
+                user_id=user_id,
+                scored=scored,
+            )
+            return table, scored
+
+        return await self._write(run)
+
+    async def daily_board(
+        self, guild_id: int, day: str, difficulty: str, *, offset: int = 0, limit: int = 10
+    ) -> list[daily.DailyLine]:
+        return await self._db.read(
+            lambda conn: daily.board(conn, guild_id, day, difficulty, offset, limit)
+        )
+
+    async def daily_standing(
+        self, guild_id: int, day: str, difficulty: str, user_id: int
+    ) -> daily.DailyLine | None:
+        return await self._db.read(
+            lambda conn: daily.standing(conn, guild_id, day, difficulty, user_id)
+        )
 
     # -- results and ratings ---------------------------------------------------------------------
 
@@ -705,6 +743,7 @@ def _act(
         (table.id, table.ply, seat, user_id, json.dumps(action), json.dumps(events), now),
     )
     if result is not None:  # the game's end and its rating commit with the last action
+        daily.finish(conn, table.id, result.winners, result.scores, game.summary(new_state), now)
         results.record(
             conn,
             table_id=table.id,
@@ -725,6 +764,51 @@ def _act(
         updated_at=now,
     )
     return after, events
+
+
+def _new_table(
+    conn: sqlite3.Connection,
+    *,
+    guild_id: int | None,
+    channel_id: int,
+    game: str,
+    options: dict[str, JSON],
+    seed: int,
+    host_id: int,
+    seats: tuple[int, ...],
+    start: bool,
+    now: str,
+    rematch_of: int | None = None,
+    seating: Seating = "join",
+) -> TableRecord:
+    """Insert a lobby, or a started game, in a channel that has no open table."""
+    existing = _open_table_in(conn, channel_id)
+    if existing is not None:
+        raise TableExists(existing)
+    engine = get_game(game)
+    state = engine.setup(len(seats), options, rng_for(seed, "setup")) if start else None
+    cur = conn.execute(
+        "INSERT INTO tables (guild_id, channel_id, game, options, seed, host_id,"
+        " status, state, created_at, updated_at, rematch_of, seating)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            guild_id,
+            channel_id,
+            game,
+            json.dumps(options),
+            seed,
+            host_id,
+            "running" if start else "lobby",
+            None if state is None else dumps(state),
+            now,
+            now,
+            rematch_of,
+            seating,
+        ),
+    )
+    assert cur.lastrowid is not None
+    _write_seats(conn, cur.lastrowid, seats)
+    return _require(conn, cur.lastrowid)
 
 
 def _load_table(conn: sqlite3.Connection, table_id: int) -> TableRecord | None:

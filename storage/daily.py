@@ -1,0 +1,139 @@
+"""The daily challenge of Siege at Kurth, on the database thread (plain sqlite3).
+
+Every player of a server gets the same seed on a UTC day, so everyone defends against the same
+draws and dice. The seed is an HMAC of the day under a random secret of the server stored in the
+database: it cannot be worked out before the day. The first attempt of a player per day and
+difficulty is scored; later ones are practice. A scored attempt's score is written in the
+transaction of the action that ends its game (:func:`finish`), once: the result row's key and
+this table's key are the table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+GAME = "kurth"
+
+
+@dataclass(frozen=True)
+class DailyLine:
+    """One line of a day's board."""
+
+    user_id: int
+    score: int
+    turns: int
+    won: bool
+    rank: int
+
+
+def seed_for(conn: sqlite3.Connection, guild_id: int, day: str) -> int:
+    """The day's seed of a server (its secret is made on first use)."""
+    row = conn.execute(
+        "SELECT secret FROM guild_secrets WHERE guild_id = ?", (guild_id,)
+    ).fetchone()
+    if row is None:
+        secret = secrets.token_hex(32)
+        conn.execute(
+            "INSERT INTO guild_secrets (guild_id, secret) VALUES (?, ?)", (guild_id, secret)
+        )
+    else:
+        secret = str(row[0])
+    digest = hmac.new(bytes.fromhex(secret), f"kurth-daily:{day}".encode(), hashlib.sha256)
+    return int.from_bytes(digest.digest()[:8], "big") >> 2  # fits SQLite's signed integers
+
+
+def has_scored_attempt(
+    conn: sqlite3.Connection, guild_id: int, day: str, difficulty: str, user_id: int
+) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM daily_attempts WHERE guild_id = ? AND day = ? AND difficulty = ?"
+        " AND user_id = ? AND scored = 1",
+        (guild_id, day, difficulty, user_id),
+    ).fetchone()
+    return row is not None
+
+
+def add_attempt(
+    conn: sqlite3.Connection,
+    *,
+    table_id: int,
+    guild_id: int,
+    day: str,
+    difficulty: str,
+    user_id: int,
+    scored: bool,
+) -> None:
+    conn.execute(
+        "INSERT INTO daily_attempts (table_id, guild_id, day, difficulty, user_id, scored)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (table_id, guild_id, day, difficulty, user_id, int(scored)),
+    )
+
+
+def finish(
+    conn: sqlite3.Connection,
+    table_id: int,
+    winners: tuple[int, ...],
+    scores: tuple[int, ...] | None,
+    summary: Mapping[str, Any],
+    finished_at: str,
+) -> None:
+    """Write a daily attempt's outcome (nothing happens for a table that is not one)."""
+    conn.execute(
+        "UPDATE daily_attempts SET score = ?, turns = ?, won = ?, finished_at = ?"
+        " WHERE table_id = ? AND finished_at IS NULL",
+        (
+            0 if not scores else int(scores[0]),
+            int(summary.get("turn", 0)),
+            int(bool(winners)),
+            finished_at,
+            table_id,
+        ),
+    )
+
+
+def board(
+    conn: sqlite3.Connection, guild_id: int, day: str, difficulty: str, offset: int, limit: int
+) -> list[DailyLine]:
+    """A page of a day's board: best score first, then fewest turns, then who finished first."""
+    rows = conn.execute(
+        "SELECT user_id, score, turns, won FROM daily_attempts"
+        " WHERE guild_id = ? AND day = ? AND difficulty = ? AND scored = 1"
+        " AND finished_at IS NOT NULL"
+        " ORDER BY score DESC, turns, finished_at, user_id LIMIT ? OFFSET ?",
+        (guild_id, day, difficulty, limit, offset),
+    ).fetchall()
+    return [
+        DailyLine(int(u), int(s), int(t), bool(w), offset + n + 1)
+        for n, (u, s, t, w) in enumerate(rows)
+    ]
+
+
+def standing(
+    conn: sqlite3.Connection, guild_id: int, day: str, difficulty: str, user_id: int
+) -> DailyLine | None:
+    """A player's scored attempt of the day and its rank (``None`` if not finished)."""
+    mine = conn.execute(
+        "SELECT score, turns, won, finished_at FROM daily_attempts WHERE guild_id = ? AND day = ?"
+        " AND difficulty = ? AND user_id = ? AND scored = 1 AND finished_at IS NOT NULL",
+        (guild_id, day, difficulty, user_id),
+    ).fetchone()
+    if mine is None:
+        return None
+    score, turns, won, finished_at = mine
+    ahead = conn.execute(
+        "SELECT count(*) FROM daily_attempts WHERE guild_id = ? AND day = ? AND difficulty = ?"
+        " AND scored = 1 AND finished_at IS NOT NULL AND (score > ? OR (score = ? AND"
+        " (turns < ? OR (turns = ? AND (finished_at < ? OR (finished_at = ? AND user_id < ?))))))",
+        (guild_id, day, difficulty, score, score, turns, turns, finished_at, finished_at, user_id),
+    ).fetchone()[0]
+    return DailyLine(user_id, int(score), int(turns), bool(won), int(ahead) + 1)
+
+
+__all__ = ["GAME", "DailyLine", "add_attempt", "board", "finish", "seed_for", "standing"]
