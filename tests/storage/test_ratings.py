@@ -70,6 +70,28 @@ async def play(
     return over
 
 
+def back_to_schema_4(db_path: Path) -> None:
+    """Drop every table and column that migrations after 4 added, keeping the data of the rest
+    (as a database from before results were recorded would be)."""
+    reference = sqlite3.connect(":memory:")
+    for number in range(1, 5):
+        (script,) = MIGRATIONS.glob(f"{number:03d}_*.sql")
+        reference.executescript(script.read_text(encoding="utf-8"))
+    query = "SELECT name FROM sqlite_master WHERE type = 'table'"
+    keep = {name for (name,) in reference.execute(query)}
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    for (name,) in conn.execute(query).fetchall():
+        if name not in keep:
+            conn.execute(f"DROP TABLE {name}")
+    for table in keep:
+        wanted = {row[1] for row in reference.execute(f"PRAGMA table_info({table})")}
+        for row in conn.execute(f"PRAGMA table_info({table})").fetchall():
+            if row[1] not in wanted:
+                conn.execute(f"ALTER TABLE {table} DROP COLUMN {row[1]}")
+    conn.execute("PRAGMA user_version = 4")
+    conn.close()
+
+
 def rows(db_path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     conn = sqlite3.connect(db_path)
     try:
@@ -269,12 +291,7 @@ async def test_games_finished_before_ratings_existed_are_backfilled(db_path: Pat
         await play(store, ALICE, BOB)
     finally:
         await store.close()
-    conn = sqlite3.connect(db_path, isolation_level=None)
-    for name in ("ratings", "result_seats", "results"):  # back to schema 4
-        conn.execute(f"DROP TABLE {name}")
-    conn.execute("ALTER TABLE players DROP COLUMN name")
-    conn.execute("PRAGMA user_version = 4")
-    conn.close()
+    back_to_schema_4(db_path)
 
     store = await Store.open(db_path)
     try:
