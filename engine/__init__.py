@@ -11,8 +11,9 @@ from engine.king import GAME as KING
 from engine.knights import GAME as KNIGHTS
 from engine.kurth import GAME as KURTH
 from engine.rules import Game, Result, RuleError, SetupError, rng_for
+from engine.towers import GAME as TOWERS
 
-GAMES: dict[str, Game] = {game.key: game for game in (CASTLES, KING, KNIGHTS, KURTH)}
+GAMES: dict[str, Game] = {game.key: game for game in (CASTLES, KING, KNIGHTS, KURTH, TOWERS)}
 
 
 def get_game(key: str) -> Game:

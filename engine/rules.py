@@ -81,6 +81,42 @@ class Option:
         return value
 
 
+class IntRange(Option):
+    """An option that takes any whole number from ``low`` to ``high``: the range is declared
+    once (:meth:`between`) and checked here, for scripts and the lobby alike. ``choices`` holds
+    every value in order, for a lobby and for random play.
+
+    >>> chips = IntRange.between("start_chips", 100, 1, 10000, "Chips per player.")
+    >>> chips.check(250), (chips.low, chips.high)
+    (250, (1, 10000))
+    >>> chips.check(1.0)
+    Traceback (most recent call last):
+    engine.rules.SetupError: Option 'start_chips' must be a whole number from 1 to 10000, not 1.0.
+    """
+
+    @classmethod
+    def between(cls, name: str, default: int, low: int, high: int, description: str) -> IntRange:
+        return cls(
+            name=name, default=default, choices=tuple(range(low, high + 1)), description=description
+        )
+
+    @property
+    def low(self) -> int:
+        return int(self.choices[0])
+
+    @property
+    def high(self) -> int:
+        return int(self.choices[-1])
+
+    def check(self, value: JSON) -> JSON:
+        if not is_whole(value) or not self.low <= value <= self.high:
+            raise SetupError(
+                f"Option {self.name!r} must be a whole number from {self.low} to {self.high}, "
+                f"not {brief(value)}."
+            )
+        return value
+
+
 class Game(Protocol):
     """The bundle every game module provides."""
 

@@ -26,8 +26,9 @@ from hypothesis import strategies as st
 import engine
 from engine.cards import DECK52
 from engine.king import deck as king_deck
-from engine.rules import Game, RuleError, State, dumps, loads, rng_for
+from engine.rules import Game, RuleError, SetupError, State, dumps, loads, rng_for
 from tests.engine.test_kurth_rules import kurth_checker_fields
+from tests.engine.test_towers_rules import towers_checker_fields
 
 GAMES_PER_KEY = 500
 REPLAYS_PER_KEY = 60
@@ -171,6 +172,7 @@ CHECKERS["knights"] = Checker(
 
 # The solo game: its draw pile is face down to everyone.
 CHECKERS["kurth"] = Checker(**kurth_checker_fields())
+CHECKERS["towers"] = Checker(**towers_checker_fields())
 
 ENCODER = json.JSONEncoder(check_circular=False)  # ASCII output: a code is plain letters/digits
 # Every other character becomes a space, so the words of the JSON text are its whole tokens.
@@ -196,9 +198,13 @@ def new_game(game: Game, index: int) -> tuple[random.Random, int, int, dict[str,
     chooser = random.Random(f"{game.key}:{index}")
     seed = chooser.randrange(2**62)
     seats = chooser.randint(game.min_seats, game.max_seats)
-    options = {opt.name: chooser.choice(opt.choices) for opt in game.options}
-    state = game.setup(seats, options, rng_for(seed, "setup"))
-    return chooser, seed, seats, options, state
+    while True:  # options drawn alone may clash (tower poker: a big bet below the small one)
+        options = {opt.name: chooser.choice(opt.choices) for opt in game.options}
+        try:
+            state = game.setup(seats, options, rng_for(seed, "setup"))
+        except SetupError:
+            continue
+        return chooser, seed, seats, options, state
 
 
 def chooser_policy(chooser: random.Random) -> Callable[[list[dict[str, Any]]], dict[str, Any]]:
