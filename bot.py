@@ -32,6 +32,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from cogs.boards import BOARD_ITEMS, Boards
 from cogs.components import DYNAMIC_ITEMS
+from cogs.daily import Daily
 from cogs.hall import Hall
 from storage import DatabaseUnusable, Store
 
@@ -238,6 +239,7 @@ class SiegeBot(commands.Bot):
     store: Store
     hall: Hall
     boards: Boards
+    daily: Daily
 
     def __init__(
         self,
@@ -275,6 +277,7 @@ class SiegeBot(commands.Bot):
                 self.store = await open_store(self.settings.database_path)
             self.hall = Hall(self, self.store)
             self.boards = Boards(self.hall, self.store, utc_now)
+            self.daily = Daily(self.hall, self.boards, self.store, utc_now)
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
             self.add_dynamic_items(*DYNAMIC_ITEMS, *BOARD_ITEMS)

@@ -96,6 +96,11 @@ class Boards:
     ) -> tuple[discord.Embed, discord.ui.View]:
         guild = self._guild(interaction)
         title = get_game(game).title
+        if get_game(game).max_seats == 1:
+            raise TableError(
+                f"{title} is played alone, so it has no rating: `/siege daily board` ranks the "
+                "day's scores."
+            )
         size = await self.store.board_size(guild, game, season)
         pages = max(1, -(-size // PAGE))
         page = min(max(page, 0), pages - 1)

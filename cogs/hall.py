@@ -436,10 +436,12 @@ class Hall:
         options: dict[str, Any],
         seating: Seating = "join",
     ) -> None:
-        """``/siege new``: open a lobby in this channel, or point at the table already here."""
+        """``/siege new``: open a lobby in this channel, or point at the table already here. A
+        solo game (one seat at most) needs no lobby: it starts at once."""
         if interaction.channel_id is None or interaction.guild_id is None:
             raise TableError("Tables live in server channels; run this in a channel or thread.")
         await self.remember(interaction)
+        solo = get_game(game_key).max_seats == 1
         try:
             table = await self.store.create_table(
                 guild_id=interaction.guild_id,
@@ -448,6 +450,8 @@ class Hall:
                 host_id=interaction.user.id,
                 options=options,
                 seating=seating,
+                seats=(interaction.user.id,) if solo else None,
+                start=solo,
             )
         except TableExists as exc:
             url = jump_url(exc.table)
@@ -456,9 +460,19 @@ class Hall:
                 f"This channel already has an open {exc.table.engine.title} table{where} "
                 "Start a thread to run another game alongside it."
             ) from None
-        await self._post_table(interaction, table)
+        await self.post_new_table(interaction, table)
 
-    async def _post_table(self, interaction: discord.Interaction[Any], table: TableRecord) -> int:
+    async def post_new_table(
+        self, interaction: discord.Interaction[Any], table: TableRecord
+    ) -> None:
+        """Post a new table as the interaction's answer; a game that starts at once (a solo
+        game, a rematch, a daily challenge) also gets its panels and its first turn ping."""
+        await self.post_table(interaction, table)
+        if table.status == "running":
+            await self.refresh_panels(table)
+            await self.turn_ping(table, self.turn_passed_to(table, None))
+
+    async def post_table(self, interaction: discord.Interaction[Any], table: TableRecord) -> int:
         """Answer the interaction with the table as a new public message and remember it as the
         table's message. Returns the message id."""
         parts = await self.table_parts(table)
@@ -525,7 +539,7 @@ class Hall:
         if table is None:
             raise TableError("There is no open table in this channel. Start one with /siege new.")
         old = table.message_id
-        new = await self._post_table(interaction, table)
+        new = await self.post_table(interaction, table)
         if old is not None and old != new:
             channel = self.client.get_partial_messageable(table.channel_id)
             # It may be lost or deleted: that is often why the table was re-posted.
@@ -732,9 +746,7 @@ class Hall:
                 raise TableError(
                     "This channel already has an open table" + (f": {url}" if url else ".")
                 ) from None
-            await self._post_table(interaction, table)
-            await self.refresh_panels(table)
-            await self.turn_ping(table, self.turn_passed_to(table, None))
+            await self.post_new_table(interaction, table)
 
         await self.guarded(interaction, flow)
 

@@ -32,6 +32,11 @@ SIDE_CHOICES = [
     app_commands.Choice(name="Second side (Siege 1966: the defending castle)", value="host_second"),
     app_commands.Choice(name="Random", value="random"),
 ]
+DIFFICULTY_CHOICES = [
+    app_commands.Choice(name="Easy (lost at 5 overrun locations)", value="easy"),
+    app_commands.Choice(name="Normal (lost at 4 overrun locations)", value="normal"),
+    app_commands.Choice(name="Advanced (lost at 3 overrun locations)", value="advanced"),
+]
 EMBED_DESCRIPTION_MAX = 4096
 MESSAGE_EMBEDS_TOTAL_MAX = 5800
 
@@ -61,6 +66,9 @@ class Siege(commands.Cog):
         name="siege", description="Siege Hall: siege-themed tabletop games", guild_only=True
     )
     dm = app_commands.Group(name="dm", description="Where your private panels go", parent=siege)
+    daily = app_commands.Group(
+        name="daily", description="Siege at Kurth's daily challenge", parent=siege
+    )
 
     def __init__(self, bot: SiegeBot) -> None:
         self.bot = bot
@@ -75,8 +83,11 @@ class Siege(commands.Cog):
         dealer="Castles Besieged only: who deals (the other player moves first)",
         side="Games with sides only: which side you, the host, play",
         specials="Siege the King only: play with the special cards (default: yes)",
+        difficulty="Siege at Kurth only: overrun locations that lose the city (default: normal)",
     )
-    @app_commands.choices(game=GAME_CHOICES, dealer=DEALER_CHOICES, side=SIDE_CHOICES)
+    @app_commands.choices(
+        game=GAME_CHOICES, dealer=DEALER_CHOICES, side=SIDE_CHOICES, difficulty=DIFFICULTY_CHOICES
+    )
     async def new(
         self,
         interaction: discord.Interaction[Any],
@@ -84,6 +95,7 @@ class Siege(commands.Cog):
         dealer: app_commands.Choice[str] | None = None,
         side: app_commands.Choice[str] | None = None,
         specials: bool | None = None,
+        difficulty: app_commands.Choice[str] | None = None,
     ) -> None:
         async def flow() -> None:
             engine = get_game(game.value)
@@ -96,6 +108,10 @@ class Siege(commands.Cog):
                 if not any(o.name == "specials" for o in engine.options):
                     raise TableError(f"{engine.title} has no special-cards option.")
                 options["specials"] = specials
+            if difficulty is not None:
+                if not any(o.name == "difficulty" for o in engine.options):
+                    raise TableError(f"{engine.title} has no difficulty option.")
+                options["difficulty"] = difficulty.value
             seating: Seating = "join"
             if side is not None:
                 if not get_renderer(game.value).sides:
@@ -231,6 +247,36 @@ class Siege(commands.Cog):
                 "were played.",
                 ephemeral=True,
             )
+
+        await self.hall.guarded(interaction, flow)
+
+    @daily.command(name="start", description="Play today's Siege at Kurth challenge here.")
+    @app_commands.describe(difficulty="How many overrun locations lose (default: normal)")
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
+    async def daily_start(
+        self,
+        interaction: discord.Interaction[Any],
+        difficulty: app_commands.Choice[str] | None = None,
+    ) -> None:
+        chosen = "normal" if difficulty is None else difficulty.value
+        await self.hall.guarded(interaction, lambda: self.bot.daily.start(interaction, chosen))
+
+    @daily.command(name="board", description="Today's daily challenge results in this server.")
+    @app_commands.describe(
+        difficulty="Which board (default: normal)", day="A past day, like 2026-11-24"
+    )
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
+    async def daily_board(
+        self,
+        interaction: discord.Interaction[Any],
+        difficulty: app_commands.Choice[str] | None = None,
+        day: str | None = None,
+    ) -> None:
+        async def flow() -> None:
+            await self.boards.seen(interaction)
+            chosen = "normal" if difficulty is None else difficulty.value
+            embed = await self.bot.daily.board(interaction, chosen, day)
+            await interaction.response.send_message(embed=embed)
 
         await self.hall.guarded(interaction, flow)
 

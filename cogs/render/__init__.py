@@ -12,8 +12,9 @@ from cogs.render.base import Renderer
 from cogs.render.castles import RENDERER as CASTLES
 from cogs.render.king import RENDERER as KING
 from cogs.render.knights import RENDERER as KNIGHTS
+from cogs.render.kurth import RENDERER as KURTH
 
-RENDERERS: dict[str, Renderer] = {r.game: r for r in (CASTLES, KING, KNIGHTS)}
+RENDERERS: dict[str, Renderer] = {r.game: r for r in (CASTLES, KING, KNIGHTS, KURTH)}
 
 
 def get_renderer(game: str) -> Renderer:

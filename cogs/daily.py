@@ -1,0 +1,106 @@
+"""The daily challenge of Siege at Kurth: ``/siege daily start`` and ``/siege daily board``.
+
+Every player of a server defends against the same draws and dice on a UTC day. The first game of
+a player per day and difficulty is scored; any other that day is practice, and the table says so.
+(A Discord command group cannot also be a command, hence ``start`` and ``board`` under ``daily``.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from cogs.render.base import OVER_COLOUR
+from storage import Store, TableError, TableExists
+
+if TYPE_CHECKING:
+    from cogs.boards import Boards
+    from cogs.hall import Hall
+
+DIFFICULTIES = ("easy", "normal", "advanced")
+PAGE = 10
+
+
+class Daily:
+    def __init__(
+        self, hall: Hall, boards: Boards, store: Store, clock: Callable[[], datetime]
+    ) -> None:
+        self.hall = hall
+        self.boards = boards
+        self.store = store
+        self.clock = clock
+
+    def today(self) -> str:
+        return f"{self.clock().astimezone(UTC):%Y-%m-%d}"
+
+    async def start(self, interaction: discord.Interaction[Any], difficulty: str) -> None:
+        if interaction.guild_id is None or interaction.channel_id is None:
+            raise TableError("The daily challenge is a server's: start it in one of its channels.")
+        if difficulty not in DIFFICULTIES:
+            raise TableError("The difficulty is easy, normal or advanced.")
+        await self.hall.remember(interaction)
+        day = self.today()
+        try:
+            table, scored = await self.store.start_daily(
+                guild_id=interaction.guild_id,
+                channel_id=interaction.channel_id,
+                user_id=interaction.user.id,
+                difficulty=difficulty,
+                day=day,
+            )
+        except TableExists:
+            raise TableError(
+                "This channel already has an open table. Start a thread for your daily game "
+                "(each thread is a channel of its own) and run the command there."
+            ) from None
+        await self.hall.post_new_table(interaction, table)
+        note = (
+            f"Daily challenge {day}, {difficulty}: this game is **scored** — your result goes on "
+            "`/siege daily board`. Everyone here faces the same draws and dice today."
+            if scored
+            else f"Daily challenge {day}, {difficulty}: you already played today's scored game "
+            "at this difficulty, so this one is **practice** and does not go on the board."
+        )
+        await interaction.followup.send(note, ephemeral=True)
+
+    async def board(
+        self, interaction: discord.Interaction[Any], difficulty: str, day: str | None
+    ) -> discord.Embed:
+        if interaction.guild_id is None:
+            raise TableError("The daily board is a server's: ask in one of its channels.")
+        chosen = self.parse_day(day)
+        guild = interaction.guild_id
+        lines = await self.store.daily_board(guild, chosen, difficulty, limit=PAGE)
+        mine = await self.store.daily_standing(guild, chosen, difficulty, interaction.user.id)
+        names = await self.boards.names([line.user_id for line in lines] + [interaction.user.id])
+        embed = discord.Embed(
+            title=f"Siege at Kurth — daily challenge {chosen}, {difficulty}", colour=OVER_COLOUR
+        )
+        embed.description = (
+            "\n".join(self.line(line, names[line.user_id]) for line in lines)
+            if lines
+            else "No scored game finished yet today: `/siege daily start` to be the first."
+        )
+        if mine is not None and all(line.user_id != mine.user_id for line in lines):
+            embed.add_field(name="You", value=self.line(mine, names[mine.user_id]), inline=False)
+        embed.set_footer(text="Best score first, then fewest turns. One scored game a day each.")
+        return embed
+
+    def parse_day(self, day: str | None) -> str:
+        if day is None or not day.strip():
+            return self.today()
+        try:
+            return f"{datetime.strptime(day.strip(), '%Y-%m-%d'):%Y-%m-%d}"
+        except ValueError:
+            raise TableError("A day is written like 2026-11-25.") from None
+
+    @staticmethod
+    def line(line: Any, name: str) -> str:
+        verdict = "relieved" if line.won else "fell"
+        return f"**{line.rank}.** {name} — **{line.score}** ({verdict}, {line.turns} turns)"
+
+
+__all__ = ["DIFFICULTIES", "Daily"]

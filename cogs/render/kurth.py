@@ -1,0 +1,462 @@
+"""Siege at Kurth (``kurth``) on Discord: the city table, the cards panel, the controls, words.
+
+Reads only engine views (``engine.kurth.Kurth.view``), the engine's legal list and events. The
+solo player hides nothing, so every legal choice is a button on the table itself (the panel
+offers the same ones beside the three cards in full). Labels name what the engine lists, with
+the cost printed on the card (mana for spells, spirit for special actions); names, costs and
+effects come from the engine's tables, the picture from :mod:`cogs.render.kurth_board`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import discord
+
+from cogs.render.base import (
+    OVER_COLOUR,
+    PLAYING_COLOUR,
+    ActionButton,
+    ActionChoice,
+    ActionSelect,
+    Control,
+    View,
+)
+from cogs.render.kurth_board import ROMAN, location_line, render_city_png
+from engine.kurth import (
+    LOCATION_CARDS,
+    LOCATION_NAMES,
+    LOCATIONS,
+    MANA_CAP,
+    OVERRUN_MARKERS,
+    SPECIALS,
+    SPELLS,
+    START_SPIRIT,
+    TURNS,
+    TURNS_PER_ROUND,
+    spirit_loss,
+)
+from engine.rules import Action, Event, Result
+
+ROUNDS = TURNS // TURNS_PER_ROUND
+DIFFICULTY_LABELS = {"easy": "Easy", "normal": "Normal", "advanced": "Advanced"}
+KURTH_COLOUR = PLAYING_COLOUR
+LOST_COLOUR = discord.Colour(0xB4451F)
+
+
+def _place(key: str) -> str:
+    return f"the {LOCATION_NAMES[key]}"
+
+
+def _markers(n: int) -> str:
+    return f"{n} marker{'s' if n != 1 else ''}"
+
+
+def _cost(amount: int, track: str) -> str:
+    return "free" if amount == 0 else f"{amount} {track}"
+
+
+def _spell_cost(key: str) -> str:
+    return _cost(SPELLS[key].cost, "mana")
+
+
+def _special_cost(key: str) -> str:
+    return _cost(SPECIALS[key].cost, "spirit")
+
+
+def _outcome(event: Mapping[str, Any]) -> str:
+    """What an attack roll did, in words (for a first roll and for Fate's Favor alike)."""
+    dice = event["dice"]
+    roll = f"{dice[0]} + {dice[1]}"
+    if event["bonus"]:
+        roll += f" + {event['bonus']} bonus"
+    text = f"{roll} = **{event['total']}** against strength {event['strength']}"
+    if event["won"]:
+        text += (
+            f" — won: {_markers(event['removed'])} removed ({event['markers']} left)."
+            if event["removed"]
+            else " — won."
+        )
+    else:
+        text += f" — beaten: {event['spirit_lost']} spirit lost (spirit {event['spirit']})."
+    if dice[0] == dice[1]:
+        text += " Doubles: the passage opens for the next move."
+    return text
+
+
+class KurthRenderer:
+    game = "kurth"
+    title = "Siege at Kurth"
+    sides: tuple[str, ...] = ()
+    panel_label = "My cards"
+
+    def table_image(self, view: View) -> bytes | None:
+        return render_city_png(view)
+
+    # -- embeds ----------------------------------------------------------------------------------
+
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+        summary = view["summary"]
+        result = view["result"]
+        embed = discord.Embed(title=self._title(summary), colour=self._colour(result))
+        lines = [*self._status_lines(summary), ""]
+        if result is None:
+            lines += [self._prompt(summary, names[0]), ""]
+        lines.append("**The city** (clockwise from the Citadel; card I top-left, II top-right, "
+                     "III bottom-right, IV bottom-left)")  # fmt: skip
+        lines += self._city_lines(summary)
+        embed.description = "\n".join(lines)
+        if result is not None:
+            embed.add_field(
+                name="What decided it", value=self._decided(summary, result), inline=False
+            )
+        embed.add_field(
+            name=f"This turn's cards (turn {summary['turn']})",
+            value=self._cards_text(view),
+            inline=False,
+        )
+        so_far = self._this_turn(summary)
+        if so_far and result is None:
+            embed.add_field(name="This turn so far", value=so_far, inline=False)
+        if recent:
+            embed.add_field(name="Recent", value="\n".join(recent), inline=False)
+        return embed
+
+    def panel_embed(self, view: View, names: list[str]) -> discord.Embed:
+        summary = view["summary"]
+        embed = discord.Embed(
+            title=f"🃏 Your cards — {self.title}", colour=self._colour(view["result"])
+        )
+        embed.description = "\n".join(self._status_lines(summary))
+        for n, card in enumerate(view["hand"], start=1):
+            embed.add_field(
+                name=f"{n}. {card['name']} ({card['code']})",
+                value=self._card_detail(card, n),
+                inline=False,
+            )
+        if view["result"] is not None:
+            embed.add_field(name="Game over", value="See the table for the result.", inline=False)
+        elif view["to_act"] == view["seat"]:
+            embed.add_field(name="Your turn", value=self._prompt(summary, None), inline=False)
+        return embed
+
+    def _title(self, summary: View) -> str:
+        difficulty = DIFFICULTY_LABELS.get(summary["difficulty"], summary["difficulty"])
+        return f"🏰 {self.title} — {difficulty}"
+
+    @staticmethod
+    def _colour(result: Any) -> discord.Colour:
+        if result is None:
+            return KURTH_COLOUR
+        return OVER_COLOUR if result["winners"] else LOST_COLOUR
+
+    @staticmethod
+    def _status_lines(summary: View) -> list[str]:
+        passage = "**open**" if summary["passage_open"] else "closed"
+        return [
+            f"Round **{summary['round']}** of {ROUNDS} · Turn **{summary['turn']}** of {TURNS} · "
+            f"❤️ Spirit **{summary['spirit']}**/{START_SPIRIT} · "
+            f"🔮 Mana **{summary['mana']}**/{MANA_CAP}",
+            f"🔥 Overrun **{summary['overrun']}** of {summary['overrun_limit']} "
+            f"(a location with {OVERRUN_MARKERS}+ markers is overrun; {summary['overrun_limit']} "
+            f"lose the city) · Passage (Armory ↔ Barracks) {passage} · "
+            f"{summary['pile']} cards left in the pile",
+            f"🧍 You are at {_place(summary['location'])}"
+            + (
+                f": {_markers(summary['markers'][summary['location']])}, "
+                f"siege strength **{summary['strength']}**."
+                if summary["strength"]
+                else ": no markers here."
+            ),
+        ]
+
+    @staticmethod
+    def _city_lines(summary: View) -> list[str]:
+        lines = []
+        for n, pair in enumerate(LOCATION_CARDS):
+            for key in pair:
+                text = location_line(summary, key)
+                if summary["location"] == key:
+                    text = f"**{text}**"
+                lines.append(f"`{ROMAN[n]:>3}` {text}")
+        return lines
+
+    @staticmethod
+    def _prompt(summary: View, who: str | None) -> str:
+        head = f"▶️ {who}: " if who else "▶️ "
+        phase = summary["phase"]
+        here = _place(summary["location"])
+        if phase == "move":
+            passage = " (or through the open passage)" if summary["passage_open"] else ""
+            special = summary["special_used"]
+            if special in ("forced_march", "counter_march", "hold_fast"):
+                walk = f"{SPECIALS[special].name}: {SPECIALS[special].effect}"
+                if special == "hold_fast":
+                    passage = ""
+                return f"{head}**move** — {walk}{passage}. Every destination has a button."
+            return (
+                f"{head}**move** 1 to 3 locations clockwise{passage}. Every destination you can "
+                "reach has a button; special actions and spells first, if you like."
+            )
+        if phase == "attack":
+            m = summary["markers"][summary["location"]]
+            return (
+                f"{head}**attack** the {_markers(m)} at {here}: two dice plus your spell bonus "
+                f"against strength **{summary['strength']}**. Spells and special actions first, "
+                "if you like."
+            )
+        if summary["roll"] is None:
+            return (
+                f"{head}no attack at {here}. Use what you still may, then **End turn** "
+                "(the next upkeep deals three new cards)."
+            )
+        return (
+            f"{head}the attack is settled. Fate's Favor may still re-roll a die; then **End "
+            "turn** (the next upkeep deals three new cards)."
+        )
+
+    @staticmethod
+    def _upkeep_text(summary: View) -> str:
+        placed = []
+        for p in summary["placed"]:
+            name = LOCATION_NAMES[p["location"]]
+            placed.append(f"{name} +{p['added']}" if p["added"] else f"{name} protected: +0")
+        return (
+            f"Upkeep: R {summary['reinforcements']} to {', '.join(placed)} · siege strength "
+            f"+{summary['bonus_strength']} · mana +{summary['mana_boost']}"
+        )
+
+    def _cards_text(self, view: View) -> str:
+        lines = []
+        for n, card in enumerate(view["hand"], start=1):
+            lines.append(f"**{n}. {card['name']}** ({card['code']}) — {self._card_detail(card, n)}")
+        lines.append(self._upkeep_text(view["summary"]))
+        return "\n".join(lines)
+
+    @staticmethod
+    def _card_detail(card: Mapping[str, Any], n: int) -> str:
+        where = " or ".join(LOCATION_NAMES[k] for k in card["locations"])
+        if n == 3:
+            where += " (card 3 places no markers)"
+        spell, special = card["spell"], card["special"]
+        spell_now = " ✅ now" if card["spell_legal"] else ""
+        special_now = " ✅ now" if card["special_legal"] else ""
+        return (
+            f"{where} · R{card['reinforcements']} B{card['bonus_strength']} M{card['mana_boost']}\n"
+            f"✨ **{SPELLS[spell].name}** ({_spell_cost(spell)}): {SPELLS[spell].effect}"
+            f"{spell_now}\n"
+            f"⚡ **{SPECIALS[special].name}** ({_special_cost(special)}): "
+            f"{SPECIALS[special].effect}{special_now}"
+        )
+
+    @staticmethod
+    def _this_turn(summary: View) -> str:
+        parts = []
+        if summary["special_used"]:
+            parts.append(f"⚡ Special action: {SPECIALS[summary['special_used']].name}")
+        if summary["spells_cast_this_turn"]:
+            spells = ", ".join(SPELLS[s].name for s in summary["spells_cast_this_turn"])
+            parts.append(f"✨ Spells cast: {spells}")
+        roll = summary["roll"]
+        if roll is not None:
+            dice = roll["dice"]
+            text = f"🎲 Roll: {dice[0]} + {dice[1]}"
+            if roll["bonus"]:
+                text += f" + {roll['bonus']} bonus"
+            verdict = "won" if roll["won"] else "beaten"
+            text += f" = **{roll['total']}** against strength {roll['strength']}: {verdict}"
+            if dice[0] == dice[1]:
+                text += " (doubles: the passage is open for the next move)"
+            parts.append(text + ".")
+        return "\n".join(parts)
+
+    @staticmethod
+    def _decided(summary: View, result: Mapping[str, Any]) -> str:
+        reason = result["reason"]
+        turn = summary["turn"]
+        overrun = summary["overrun"]
+        limit = summary["overrun_limit"]
+        difficulty = DIFFICULTY_LABELS.get(summary["difficulty"], summary["difficulty"])
+        fallen = [LOCATION_NAMES[k] for k in LOCATIONS if summary["markers"][k] >= OVERRUN_MARKERS]
+        fallen_text = f" ({', '.join(fallen)})" if fallen else ""
+        score = (result.get("scores") or [0])[0]
+        if reason == "relieved":
+            held = len(LOCATIONS) - overrun
+            return (
+                f"You held out through turn {TURNS} with {overrun} of {limit} allowed locations "
+                f"overrun{fallen_text}. Score **{score}** = 10 × {summary['spirit']} spirit + "
+                f"{summary['mana']} mana + 2 × {held} locations not overrun."
+            )
+        if reason == "overrun":
+            return (
+                f"At the end of turn {turn}, {overrun} locations held {OVERRUN_MARKERS} or more "
+                f"markers{fallen_text}: {difficulty} loses at {limit}. Score 0."
+            )
+        if reason == "spirit_broken":
+            return (
+                f"At the end of turn {turn} your spirit was 0 ({overrun} of {limit} locations "
+                "overrun). Score 0."
+            )
+        if reason == "resigned":
+            return f"You resigned on turn {turn} of {TURNS}. Score 0."
+        return f"The game ended ({reason}). Score {score}."
+
+    # -- controls --------------------------------------------------------------------------------
+
+    def table_controls(self, view: View, legal: list[Action]) -> list[Control]:
+        """Every legal action: the player is alone and hides nothing, so the table carries them
+        all. Buttons for destinations, the attack, End turn, special actions and spells (each
+        with its cost); a menu for Ward of Stone's target (up to eight locations)."""
+        summary = view["summary"]
+        moves: list[Control] = []
+        main: list[Control] = []
+        specials: list[Control] = []
+        spells: list[Control] = []
+        wards: list[ActionChoice] = []
+        for index, action in enumerate(legal):
+            kind = action["type"]
+            if kind == "move":
+                to = action["to"]
+                verb = "Stay at" if to == summary["location"] else "Move to"
+                label = f"{verb} {LOCATION_NAMES[to]} ({_markers(summary['markers'][to])})"
+                moves.append(ActionButton(label, index, discord.ButtonStyle.primary))
+            elif kind == "attack":
+                m = summary["markers"][summary["location"]]
+                label = (
+                    f"Attack {_markers(m)} — strength {summary['strength']} "
+                    f"(beaten: −{spirit_loss(m)} spirit)"
+                )
+                main.append(ActionButton(label, index, discord.ButtonStyle.danger, "⚔️"))
+            elif kind == "end_turn":
+                label = "End turn" if summary["turn"] < TURNS else f"End turn {TURNS} (the last)"
+                main.append(ActionButton(label, index, discord.ButtonStyle.success))
+            elif kind == "special":
+                name = action["name"]
+                label = f"{SPECIALS[name].name} — {_special_cost(name)}"
+                specials.append(ActionButton(label, index, emoji="⚡"))
+            elif kind == "cast" and action["spell"] == "ward_of_stone":
+                where = action["location"]
+                wards.append(
+                    ActionChoice(
+                        label=LOCATION_NAMES[where],
+                        index=index,
+                        description=(
+                            f"{_markers(summary['markers'][where])} now; "
+                            "it gets none at the next upkeep"
+                        ),
+                    )
+                )
+            elif kind == "cast" and action["spell"] == "fates_favor":
+                die = action["die"]
+                value = summary["roll"]["dice"][die] if summary["roll"] else "?"
+                cost = _spell_cost("fates_favor")
+                label = f"Fate's Favor: re-roll die {die + 1} (a {value}) — {cost}"
+                spells.append(ActionButton(label, index, emoji="🍀"))
+            elif kind == "cast":
+                spell = action["spell"]
+                label = f"{SPELLS[spell].name} — {_spell_cost(spell)}"
+                spells.append(ActionButton(label, index, emoji="✨"))
+        controls = [*moves, *main, *specials, *spells]
+        if wards:
+            placeholder = (
+                f"Ward of Stone — {_spell_cost('ward_of_stone')}: protect a location from the "
+                "next upkeep…"
+            )
+            controls.append(ActionSelect(placeholder, tuple(wards)))
+        return controls
+
+    def panel_controls(
+        self, view: View, legal: list[Action], stage: str | None = None
+    ) -> list[Control]:
+        return self.table_controls(view, legal)
+
+    # -- words -----------------------------------------------------------------------------------
+
+    def event_line(self, event: Event, names: list[str]) -> str | None:
+        kind = event["type"]
+        if kind == "upkeep_done":
+            placed = []
+            for p in event["placed"]:
+                name = LOCATION_NAMES[p["location"]]
+                placed.append(f"{name} +{p['added']}" if p["added"] else f"{name} protected")
+            return (
+                f"🃏 Turn {event['turn']} upkeep: {', '.join(event['cards'])} — "
+                f"{', '.join(placed)}; siege strength +{event['bonus_strength']}; mana "
+                f"+{event['mana_boost']} (now {event['mana']})."
+            )
+        if kind == "moved":
+            if event["from"] == event["to"]:
+                head = f"🚶 Stayed at {LOCATION_NAMES[event['to']]}"
+            else:
+                start, end = LOCATION_NAMES[event["from"]], LOCATION_NAMES[event["to"]]
+                head = f"🚶 Moved from {start} to {end}"
+            if event["markers"]:
+                return f"{head}: {_markers(event['markers'])}, strength {event['strength']}."
+            return f"{head}: no markers, no attack."
+        if kind == "attack_rolled":
+            return f"🎲 Attack at {_place(event['location'])}: {_outcome(event)}"
+        if kind == "attack_rerolled":
+            return (
+                f"🍀 Fate's Favor re-rolled die {event['die'] + 1}: {event['old']} → "
+                f"{event['new']}. {_outcome(event)}"
+            )
+        if kind == "spell_cast":
+            return self._spell_line(event)
+        if kind == "special_used":
+            return self._special_line(event)
+        if kind == "pile_reshuffled":
+            return f"🔀 Round {event['round']}: the {event['pile']} action cards are reshuffled."
+        if kind == "resigned":
+            return f"🏳️ {names[event['seat']]} resigned."
+        return None  # turn_ended, game_ended: the table and the result say it
+
+    @staticmethod
+    def _spell_line(event: Mapping[str, Any]) -> str:
+        key = event["spell"]
+        head = f"✨ Cast {SPELLS[key].name} (−{SPELLS[key].cost} mana, {event['mana']} left)"
+        if key in ("flame_lance", "thunderclap"):
+            return f"{head}: attack bonus now +{event['bonus']}."
+        if key == "ward_of_stone":
+            return f"{head}: {_place(event['location'])} is protected from the next upkeep."
+        if key == "mistwalk":
+            return f"{head}: the passage is open for this move."
+        if key == "banish":
+            return f"{head}: {_markers(event['markers'])} left at {_place(event['location'])}."
+        return f"{head}."
+
+    @staticmethod
+    def _special_line(event: Mapping[str, Any]) -> str:
+        key = event["name"]
+        special = SPECIALS[key]
+        cost = f"−{special.cost} spirit, {event['spirit']} left" if special.cost else "free"
+        head = f"⚡ {special.name} ({cost})"
+        if key == "barricade":
+            return f"{head}: {_place(event['location'])} is protected from the next upkeep."
+        if key == "meditate":
+            return f"{head}: mana now {event['mana']}."
+        if "reachable" in event:
+            reach = ", ".join(LOCATION_NAMES[k] for k in event["reachable"])
+            return f"{head}: this move can reach {reach}."
+        return f"{head}: {special.effect}."
+
+    def result_line(self, result: Result, names: list[str]) -> str:
+        who = names[0]
+        score = result.scores[0] if result.scores else 0
+        if result.reason == "relieved":
+            return (
+                f"🏆 {who} held Kurth for all {TURNS} turns: the city is relieved! "
+                f"Score **{score}**."
+            )
+        if result.reason == "overrun":
+            return f"🔥 Kurth has fallen: too many locations were overrun. {who} scores 0."
+        if result.reason == "spirit_broken":
+            return f"💔 Kurth has fallen: {who}'s spirit is broken. Score 0."
+        if result.reason == "resigned":
+            return f"🏳️ {who} resigned: Kurth has fallen. Score 0."
+        if result.winners:
+            return f"🏆 {who} won. Score **{score}**."
+        return f"Kurth has fallen. {who} scores {score}."
+
+
+RENDERER = KurthRenderer()
