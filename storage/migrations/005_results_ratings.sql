@@ -32,7 +32,8 @@ CREATE TABLE result_seats (
     PRIMARY KEY (table_id, seat)
 ) WITHOUT ROWID;
 
-CREATE INDEX result_seats_user ON result_seats (user_id, table_id);
+-- Covering for a player's rating history (their seats first, then each result by its key).
+CREATE INDEX result_seats_user ON result_seats (user_id, table_id, rating_after);
 
 CREATE TABLE ratings (
     guild_id    INTEGER NOT NULL,
