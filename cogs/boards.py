@@ -97,10 +97,7 @@ class Boards:
         guild = self._guild(interaction)
         title = get_game(game).title
         if get_game(game).max_seats == 1:
-            raise TableError(
-                f"{title} is played alone, so it has no rating: `/siege daily board` ranks the "
-                "day's scores."
-            )
+            return await self.solo_board(interaction, game), discord.ui.View(timeout=None)
         size = await self.store.board_size(guild, game, season)
         pages = max(1, -(-size // PAGE))
         page = min(max(page, 0), pages - 1)
@@ -138,6 +135,28 @@ class Boards:
         view.add_item(BoardPage(game, season, page - 1, "Previous", disabled=page == 0))
         view.add_item(BoardPage(game, season, page + 1, "Next", disabled=page >= pages - 1))
         return embed, view
+
+    async def solo_board(self, interaction: discord.Interaction[Any], game: str) -> discord.Embed:
+        """A solo game has no rating: each difficulty ranks best score, then wins."""
+        guild = self._guild(interaction)
+        engine = get_game(game)
+        embed = discord.Embed(title=f"{engine.title} — best defenders", colour=OVER_COLOUR)
+        difficulty = next(o for o in engine.options if o.name == "difficulty")
+        for level, label in zip(difficulty.choices, difficulty.labels, strict=True):
+            lines = await self.store.solo_board(guild, game, str(level))
+            names = await self.names([line.user_id for line in lines])
+            embed.add_field(
+                name=label,
+                value="\n".join(
+                    f"**{line.rank}.** {names[line.user_id]} — best **{line.best}**, "
+                    f"{line.wins} won of {line.games}"
+                    for line in lines
+                )
+                or "No finished game yet.",
+                inline=False,
+            )
+        embed.set_footer(text="Played alone, so not rated. The day's challenge: /siege daily board")
+        return embed
 
     @staticmethod
     def board_line(line: Standing, name: str) -> str:

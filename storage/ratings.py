@@ -77,11 +77,15 @@ def places_of(winners: Sequence[int], seats: int, scores: Sequence[int] | None) 
 
     >>> places_of([1], 2, None)
     [2, 1]
+    >>> places_of([], 1, [0])  # a solo game lost
+    [2]
     >>> places_of([], 2, None)
     [1, 1]
     >>> places_of([2], 4, [30, 0, 100, 30])
     [2, 4, 1, 2]
     """
+    if seats == 1:  # the solo game: won or lost, never drawn
+        return [1 if winners else 2]
     if not winners:
         return [1] * seats
     if scores is None or seats < 3:
@@ -99,8 +103,12 @@ def places_of(winners: Sequence[int], seats: int, scores: Sequence[int] | None) 
 
 def outcome(place: int, places: Sequence[int]) -> str:
     """``win`` for first place (alone or shared with some, not all), ``draw`` when every seat
-    shares first place, else ``loss``."""
-    if all(p == 1 for p in places):
+    of two or more shares first place, else ``loss``.
+
+    >>> outcome(1, [1]), outcome(2, [2]), outcome(1, [1, 1]), outcome(2, [1, 2])
+    ('win', 'loss', 'draw', 'loss')
+    """
+    if len(places) > 1 and all(p == 1 for p in places):
         return "draw"
     return "win" if place == 1 else "loss"
 

@@ -252,6 +252,36 @@ def recent(
     return found
 
 
+@dataclass(frozen=True)
+class SoloLine:
+    """One line of a solo game's board: best score, then wins."""
+
+    user_id: int
+    best: int
+    wins: int
+    games: int
+    rank: int
+
+
+def solo_board(
+    conn: sqlite3.Connection, guild_id: int, game: str, variant: str, limit: int
+) -> list[SoloLine]:
+    """A solo game's board for one difficulty: each player's best score and wins (solo games
+    are not rated; every finished one counts here)."""
+    rows = conn.execute(
+        "SELECT s.user_id, max(coalesce(s.score, 0)), sum(s.outcome = 'win'), count(*)"
+        " FROM results AS r CROSS JOIN result_seats AS s ON s.table_id = r.table_id"
+        " JOIN tables AS t ON t.id = r.table_id"
+        " WHERE r.guild_id = ? AND r.game = ? AND json_extract(t.options, '$.difficulty') = ?"
+        " GROUP BY s.user_id ORDER BY 2 DESC, 3 DESC, s.user_id LIMIT ?",
+        (guild_id, game, variant, limit),
+    ).fetchall()
+    return [
+        SoloLine(int(u), int(best), int(wins), int(games), n + 1)
+        for n, (u, best, wins, games) in enumerate(rows)
+    ]
+
+
 def seasons(conn: sqlite3.Connection, guild_id: int, game: str) -> list[str]:
     rows = conn.execute(
         "SELECT DISTINCT season FROM ratings WHERE guild_id = ? AND game = ? AND season != ?"
@@ -308,6 +338,7 @@ def _save_skill(
 __all__ = [
     "ALL_TIME",
     "GameResult",
+    "SoloLine",
     "Standing",
     "board",
     "board_size",
@@ -317,5 +348,6 @@ __all__ = [
     "record",
     "season_of",
     "seasons",
+    "solo_board",
     "standing",
 ]

@@ -540,6 +540,14 @@ class Store:
             lambda conn: results.recent(conn, guild_id, user_id, game, limit)
         )
 
+    async def solo_board(
+        self, guild_id: int, game: str, difficulty: str, limit: int = 10
+    ) -> list[results.SoloLine]:
+        """A solo game's board for a difficulty: best score first, then wins."""
+        return await self._db.read(
+            lambda conn: results.solo_board(conn, guild_id, game, difficulty, limit)
+        )
+
     async def seasons(self, guild_id: int, game: str) -> list[str]:
         """The seasons with rated games of a server, newest first."""
         return await self._db.read(lambda conn: results.seasons(conn, guild_id, game))

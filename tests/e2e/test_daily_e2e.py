@@ -85,6 +85,14 @@ async def test_a_daily_game_needs_a_free_channel(world: World) -> None:
     assert "Start a thread" in refusal(handle)
 
 
-async def test_the_solo_game_has_no_rating_board(world: World) -> None:
-    handle = await world.alice.slash(world.channel, "siege leaderboard", game="kurth")
-    assert "/siege daily board" in refusal(handle)
+async def test_the_solo_games_board_ranks_best_scores_and_wins(world: World) -> None:
+    w = world
+    await start_daily(w, w.alice, w.channel)
+    await resign(w, w.alice, w.channel)
+    handle = await w.bob.slash(w.channel, "siege leaderboard", game="kurth")
+    board = handle.response_message
+    assert board is not None and not handle.ephemeral
+    text = board.text()
+    assert "best defenders" in text and "not rated" in text
+    assert "**1.** alice — best **0**, 0 won of 1" in text  # on the normal board
+    assert text.count("No finished game yet.") == 2  # easy and advanced
