@@ -186,6 +186,7 @@ class Database:
         self._reader = reader
         self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
         self._drain: asyncio.Future[None] | None = None
+        self._busy = False  # a trip of the writer is under way (writes queue for the next)
 
     @classmethod
     async def open(cls, path: str | Path) -> Database:
@@ -210,7 +211,7 @@ class Database:
 
     async def close(self) -> None:
         """Finish what is queued, then close both connections (the writer last)."""
-        if self._drain is not None:
+        while self._drain is not None and not self._drain.done():  # each group starts the next
             await asyncio.shield(self._drain)
         try:
             await self._reader.close()
@@ -223,35 +224,67 @@ class Database:
 
         Group commit: writes that arrive while the writer is busy go together in its next trip,
         one transaction with a savepoint each, so one fsync covers them all and a write that
-        raises rolls back alone. Safe to cancel: a queued write still runs whole or not at all.
+        raises rolls back alone. An idle writer takes a write straight away, without a hop
+        through the drain task. Safe to cancel: a write that reached the writer's thread runs
+        whole or not at all.
         """
-        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.append((fn, done))
-        if self._drain is None or self._drain.done():
-            self._drain = asyncio.ensure_future(self._drain_queue())
-        result: T = await done
+        if self._busy:
+            done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self._queue.append((fn, done))
+            queued: T = await done
+            return queued
+        self._busy = True
+        try:
+            ((ok, value),) = await self._trip([(fn, None)])
+        finally:
+            self._next_group()
+        if not ok:
+            raise value
+        result: T = value
         return result
 
+    def _next_group(self) -> None:
+        """After a trip: start the drain for what queued meanwhile, or mark the writer idle."""
+        if self._queue:
+            self._drain = asyncio.ensure_future(self._drain_queue())
+        else:
+            self._busy = False
+
+    async def _trip(self, batch: list[tuple[Any, Any]]) -> list[tuple[bool, Any]]:
+        """One group on the writer's thread; each write's outcome, or the whole group's error
+        when the transaction itself failed (then nothing of it committed)."""
+        try:
+            outcomes: list[tuple[bool, Any]] = await on_thread(
+                self._writer, partial(_commit_group, batch)
+            )
+        except sqlite3.OperationalError as exc:
+            error: Exception = exc
+            if "locked" in str(exc) or "busy" in str(exc):
+                error = DatabaseBusy(str(exc))
+            return [(False, error)] * len(batch)
+        except Exception as exc:
+            return [(False, exc)] * len(batch)
+        return outcomes
+
     async def _drain_queue(self) -> None:
-        while self._queue:
-            batch = self._queue[:MAX_GROUP]
-            del self._queue[:MAX_GROUP]
-            try:
-                outcomes = await on_thread(self._writer, partial(_commit_group, batch))
-            except sqlite3.OperationalError as exc:
-                error: BaseException = exc
-                if "locked" in str(exc) or "busy" in str(exc):
-                    error = DatabaseBusy(str(exc))
-                outcomes = [(False, error)] * len(batch)
-            except BaseException as exc:  # nothing of the group committed
-                outcomes = [(False, exc)] * len(batch)
-            for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
-                if done.done():  # the caller was cancelled; the write went through regardless
-                    continue
-                if ok:
-                    done.set_result(value)
-                else:
-                    done.set_exception(value)
+        batch = self._queue[:MAX_GROUP]
+        del self._queue[:MAX_GROUP]
+        try:
+            outcomes = await self._trip(batch)
+        except asyncio.CancelledError:  # the loop is shutting down: nobody waits any more
+            for _, done in batch + self._queue:
+                done.cancel()
+            self._queue.clear()
+            self._busy = False
+            raise
+        for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
+            if done.done():  # the caller was cancelled; the write went through regardless
+                continue
+            if ok:
+                done.set_result(value)
+            else:
+                done.set_exception(value)
+        self._next_group()
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """``fn`` on one consistent snapshot, on the reader's thread."""
