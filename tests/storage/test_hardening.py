@@ -541,3 +541,24 @@ async def test_a_damaged_page_answers_for_its_table_and_the_check_command_finds_
     damaged = run_storage("check", "--db", str(db_path))
     assert damaged.returncode == 1 and damaged.stdout.count(str(db_path)) >= 1
     assert "ok" not in damaged.stdout.split(": ", 1)[1].split()
+
+
+async def test_writes_queued_behind_a_cancelled_one_still_commit(
+    store: Store, db_path: Path
+) -> None:
+    tables = [await running_table(store, channel=n) for n in range(1, 5)]
+    holder = hold_lock(db_path, 0.6)  # the first write waits in the writer's thread
+    first = asyncio.create_task(store.act(tables[0].id, GUEST, DRAW, 0))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    behind = [asyncio.create_task(store.act(t.id, GUEST, DRAW, 0)) for t in tables[1:]]
+    await asyncio.sleep(0)
+    first.cancel()
+    done = await asyncio.gather(*behind)
+    assert holder.wait(timeout=30) == 0
+    assert [after.ply for after, _ in done] == [1, 1, 1]
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    now = await store.get_table(tables[0].id)
+    assert now is not None and now.ply in (0, 1)  # the cancelled one: whole or not at all
+    assert len(await store.actions(tables[0].id)) == now.ply
