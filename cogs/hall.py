@@ -24,7 +24,7 @@ from cogs.render.base import (
     LOBBY_COLOUR,
 )
 from engine import get_game
-from engine.rules import RuleError
+from engine.rules import IntRange, RuleError
 from storage import (
     CorruptTable,
     Seating,
@@ -255,10 +255,14 @@ class Hall:
         lines = []
         for option in table.engine.options:
             value = table.options.get(option.name, option.default)
-            label = str(value)
-            if option.labels:
-                label = option.labels[option.choices.index(value)]
-            lines.append(f"{option.name.capitalize()}: **{label}** — {option.description}")
+            label = f"**{value}**"
+            if isinstance(option, IntRange):
+                # A range may hold thousands of values: the value and its bounds, not a list.
+                label += f" ({option.low}–{option.high})"
+            elif option.labels:
+                label = f"**{option.labels[option.choices.index(value)]}**"
+            name = option.name.replace("_", " ").capitalize()
+            lines.append(f"{name}: {label} — {option.description}")
         return "\n".join(lines)
 
     @staticmethod

@@ -6,6 +6,7 @@ Thin by design: each command parses its options and hands over to :class:`cogs.h
 from __future__ import annotations
 
 import logging
+import random
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -14,6 +15,7 @@ from discord.ext import commands
 
 from cogs.render import get_renderer, playable_games
 from engine import get_game
+from engine.rules import IntRange, SetupError
 from storage import Seating, TableError
 
 if TYPE_CHECKING:
@@ -37,6 +39,22 @@ DIFFICULTY_CHOICES = [
     app_commands.Choice(name="Normal (lost at 4 overrun locations)", value="normal"),
     app_commands.Choice(name="Advanced (lost at 3 overrun locations)", value="advanced"),
 ]
+TOWERS = get_game("towers")
+_TOWERS_RANGES = {o.name: o for o in TOWERS.options if isinstance(o, IntRange)}
+
+
+def _bounds(name: str) -> tuple[int, int]:
+    option = _TOWERS_RANGES[name]
+    return option.low, option.high
+
+
+# Whole-number table options of tower poker, with Discord's min/max taken from the engine's ranges.
+StartChips = app_commands.Range[int, _bounds("start_chips")[0], _bounds("start_chips")[1]]
+Ante = app_commands.Range[int, _bounds("ante")[0], _bounds("ante")[1]]
+TowerHeight = app_commands.Range[int, _bounds("tower_height")[0], _bounds("tower_height")[1]]
+SmallBet = app_commands.Range[int, _bounds("small_bet")[0], _bounds("small_bet")[1]]
+BigBet = app_commands.Range[int, _bounds("big_bet")[0], _bounds("big_bet")[1]]
+MaxRaises = app_commands.Range[int, _bounds("max_raises")[0], _bounds("max_raises")[1]]
 EMBED_DESCRIPTION_MAX = 4096
 MESSAGE_EMBEDS_TOTAL_MAX = 5800
 
@@ -84,6 +102,12 @@ class Siege(commands.Cog):
         side="Games with sides only: which side you, the host, play",
         specials="Siege the King only: play with the special cards (default: yes)",
         difficulty="Siege at Kurth only: overrun locations that lose the city (default: normal)",
+        start_chips="Tower poker only: chips per player at the start (default: 100)",
+        ante="Tower poker only: paid by every player at the start of each hand (default: 1)",
+        tower_height="Tower poker only: cards in each of the four towers (default: 10)",
+        small_bet="Tower poker only: bet and raise size while at most 2 tower cards are up",
+        big_bet="Tower poker only: bet and raise size once 3 tower cards are up",
+        max_raises="Tower poker only: raises allowed per betting round (default: 3)",
     )
     @app_commands.choices(
         game=GAME_CHOICES, dealer=DEALER_CHOICES, side=SIDE_CHOICES, difficulty=DIFFICULTY_CHOICES
@@ -96,6 +120,12 @@ class Siege(commands.Cog):
         side: app_commands.Choice[str] | None = None,
         specials: bool | None = None,
         difficulty: app_commands.Choice[str] | None = None,
+        start_chips: StartChips | None = None,
+        ante: Ante | None = None,
+        tower_height: TowerHeight | None = None,
+        small_bet: SmallBet | None = None,
+        big_bet: BigBet | None = None,
+        max_raises: MaxRaises | None = None,
     ) -> None:
         async def flow() -> None:
             engine = get_game(game.value)
@@ -112,6 +142,25 @@ class Siege(commands.Cog):
                 if not any(o.name == "difficulty" for o in engine.options):
                     raise TableError(f"{engine.title} has no difficulty option.")
                 options["difficulty"] = difficulty.value
+            numbers = {
+                "start_chips": start_chips,
+                "ante": ante,
+                "tower_height": tower_height,
+                "small_bet": small_bet,
+                "big_bet": big_bet,
+                "max_raises": max_raises,
+            }
+            for name, number in numbers.items():
+                if number is None:
+                    continue
+                if not any(o.name == name for o in engine.options):
+                    raise TableError(f"{engine.title} has no {name.replace('_', ' ')} option.")
+                options[name] = number
+            if options:
+                try:  # options that only make sense together (big bet ≥ small bet)
+                    engine.setup(engine.min_seats, options, random.Random(0))
+                except SetupError as exc:
+                    raise TableError(str(exc)) from None
             seating: Seating = "join"
             if side is not None:
                 if not get_renderer(game.value).sides:

@@ -13,8 +13,9 @@ from cogs.render.castles import RENDERER as CASTLES
 from cogs.render.king import RENDERER as KING
 from cogs.render.knights import RENDERER as KNIGHTS
 from cogs.render.kurth import RENDERER as KURTH
+from cogs.render.towers import RENDERER as TOWERS
 
-RENDERERS: dict[str, Renderer] = {r.game: r for r in (CASTLES, KING, KNIGHTS, KURTH)}
+RENDERERS: dict[str, Renderer] = {r.game: r for r in (CASTLES, KING, KNIGHTS, KURTH, TOWERS)}
 
 
 def get_renderer(game: str) -> Renderer:

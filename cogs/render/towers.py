@@ -1,0 +1,446 @@
+"""Siege tower poker (``towers``) on Discord: the table, the private panel and the controls.
+
+Reads only engine views (``engine.towers.Towers.view``: the public summary, whose turn it is, the
+hands shown during the latest action, and a seat's own cards with its best hand now) and events.
+Which buttons appear comes from the engine's legal list; the amounts on them come from the
+summary (``to_call``, ``bet_size``, ``round_bets``, ``next_flip_cost``). The words for the best
+hand come from :func:`engine.poker_hands.describe` of the five cards the view's ``best`` names.
+
+The table is a picture (:mod:`cogs.render.towers_table`) with the same facts as text in the embed
+(for screen readers and when images fail). Private cards appear only on their owner's panel, and
+on the table once a show makes them public (the view's ``shows``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import discord
+
+from cogs.render.base import (
+    OVER_COLOUR,
+    PLAYING_COLOUR,
+    ActionButton,
+    ActionChoice,
+    ActionSelect,
+    BackButton,
+    Control,
+    StageChoice,
+    StageSelect,
+    View,
+)
+from cogs.render.towers_table import SUIT_SYMBOLS, render_table, seat_status
+from engine.poker_hands import describe, hand_value
+from engine.rules import Action, Event, Result
+
+RANK_WORDS = {
+    "2": ("two", "twos"),
+    "3": ("three", "threes"),
+    "4": ("four", "fours"),
+    "5": ("five", "fives"),
+    "6": ("six", "sixes"),
+    "7": ("seven", "sevens"),
+    "8": ("eight", "eights"),
+    "9": ("nine", "nines"),
+    "T": ("ten", "tens"),
+    "J": ("jack", "jacks"),
+    "Q": ("queen", "queens"),
+    "K": ("king", "kings"),
+    "A": ("ace", "aces"),
+}
+CATEGORY_WORDS = {
+    "high_card": "High card",
+    "pair": "Pair",
+    "two_pair": "Two pair",
+    "three_of_a_kind": "Three of a kind",
+    "straight": "Straight",
+    "flush": "Flush",
+    "full_house": "Full house",
+    "four_of_a_kind": "Four of a kind",
+    "straight_flush": "Straight flush",
+    "five_of_a_kind": "Five of a kind",
+}
+STATUS_WORDS = {"FOLDED": "folded", "ALL-IN": "all-in", "OUT": "out", "LEFT": "left"}
+MODE_WORDS = {
+    "up_to_1": "may swap up to 1 card",
+    "up_to_4": "may swap up to 4 cards",
+    "exactly_2": "must throw away exactly 2 cards",
+}
+BETTING = ("check", "bet", "call", "raise", "fold")
+FLIP = ("buy_flip", "decline_flip")
+LEAVE_STAGE = "leave"
+FOLD_STAGE = "fold"
+
+
+def pretty(code: str) -> str:
+    """A card as a player reads it: ``10♥``, ``A♠``, ``🃏 black joker``."""
+    if code == "XB":
+        return "🃏 black joker"
+    if code == "XR":
+        return "🃏 red joker"
+    return ("10" if code[0] == "T" else code[0]) + SUIT_SYMBOLS[code[1]]
+
+
+def cards_text(codes: Sequence[str]) -> str:
+    """Cards in rank order, jokers last: ``2♣ 7♥ K♠ 🃏 red joker``."""
+    ordered = sorted(codes, key=lambda c: ("23456789TJQKAX".index(c[0]), c))
+    return " ".join(pretty(c) for c in ordered) if codes else "—"
+
+
+def _and(words: Sequence[str]) -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def hand_words(hand: Sequence[str], tower: Sequence[str]) -> str:
+    """The best hand in words: ``Two pair, kings and sevens, with the tower 7♣``."""
+    cat, ranks = describe(hand_value([*hand, *tower]))
+    one = [RANK_WORDS[r][0] for r in ranks]
+    many = [RANK_WORDS[r][1] for r in ranks]
+    if cat == "pair":
+        text = f"Pair of {many[0]}"
+    elif cat == "two_pair":
+        text = f"Two pair, {many[0]} and {many[1]}"
+    elif cat == "full_house":
+        text = f"Full house, {many[0]} over {many[1]}"
+    elif cat in ("three_of_a_kind", "four_of_a_kind", "five_of_a_kind"):
+        text = f"{CATEGORY_WORDS[cat]}, {many[0]}"
+    elif cat == "high_card":
+        text = f"High card, {one[0]}"
+    else:
+        text = f"{CATEGORY_WORDS[cat]}, {one[0]} high"
+    noun = "the tower" if len(tower) == 1 else "the towers"
+    return f"{text}, with {noun} {_and([pretty(c) for c in tower])}"
+
+
+class TowersRenderer:
+    game = "towers"
+    title = "Siege (tower poker)"
+    sides: tuple[str, ...] = ()
+    panel_label = "My hand"
+
+    def table_image(self, view: View) -> bytes | None:
+        return render_table(view)
+
+    # -- text ------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _status_line(summary: Mapping[str, Any]) -> str:
+        towers = " · ".join(str(h) for h in summary["towers"])
+        up = summary["face_up"]
+        words = []
+        for i, code in enumerate(up):
+            words.append(f"hold card {pretty(code)}" if i == 0 else f"{i + 1}: {pretty(code)}")
+        face = " · ".join(words) if words else "none"
+        if summary["jackpot"]:
+            face += " (jackpot: 2 cards of your own + 3 tower cards)"
+        cost = summary["next_flip_cost"]
+        flip = "no more flips this hand" if cost is None else f"next flip costs **{cost}**"
+        burned = f" · burned {pretty(summary['burned'])}" if summary["burned"] else ""
+        if summary["phase"] == "over":
+            return f"**Game over** · towers (cards left): {towers}"
+        return (
+            f"**Hand {summary['hand_no']}** · pot **{summary['pot']}** · {flip}\n"
+            f"Towers (cards left): {towers}\n"
+            f"Face up: {face}{burned}"
+        )
+
+    @staticmethod
+    def _seat_lines(view: View, names: list[str]) -> str:
+        summary = view["summary"]
+        lines = []
+        for seat in range(len(summary["chips"])):
+            marks = []
+            if view["to_act"] == seat:
+                marks.append("▶️")
+            if summary["dealer"] == seat and summary["phase"] != "over":
+                marks.append("Ⓓ")
+            status = seat_status(summary, seat)
+            line = (
+                f"`{seat + 1}` {' '.join(marks) + ' ' if marks else ''}{names[seat]} — "
+                f"**{summary['chips'][seat]}** chips · bet {summary['round_bets'][seat]} · "
+                f"in pot {summary['in_pot'][seat]}"
+            )
+            if summary["dealer"] == seat and summary["phase"] != "over":
+                line += " · dealer"
+            if status:
+                line += f" · **{STATUS_WORDS[status]}**"
+            lines.append(line)
+        return "\n".join(lines)
+
+    @staticmethod
+    def _show_lines(view: View, names: list[str]) -> list[str]:
+        """The hands shown at the latest show(s), as the view gives them (all public)."""
+        lines = []
+        last = view["summary"]["last_hand"] or {}
+        for show in view.get("shows") or []:
+            lines.append(f"Hand {show['hand_no']}, tower cards up: {cards_text(show['face_up'])}")
+            categories = last.get("categories") if last.get("hand_no") == show["hand_no"] else None
+            for seat, hand in enumerate(show["hands"]):
+                if hand is None:
+                    continue
+                tower = show["tower"][seat] or []
+                line = f"{names[seat]}: {cards_text(hand)} + {cards_text(tower)}"
+                if categories and categories[seat]:
+                    line += f" — {CATEGORY_WORDS[categories[seat]]}"
+                lines.append(line)
+        return lines
+
+    def _prompt(self, view: View, names: list[str]) -> str | None:
+        summary = view["summary"]
+        seat = view["to_act"]
+        if seat is None:
+            return None
+        phase = summary["phase"]
+        if phase == "betting":
+            to_call = summary["to_call"]
+            need = f"**{to_call}** to call" if to_call else "nothing to call"
+            return f"{names[seat]} to bet: {need} (bets are {summary['bet_size']})."
+        if phase == "flip_offer":
+            return f"{names[seat]} may buy the next flip for **{summary['next_flip_cost']}**."
+        return f"{names[seat]} chooses cards to swap for a tower joker."
+
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+        summary = view["summary"]
+        over = view["result"] is not None
+        description = self._status_line(summary)
+        prompt = self._prompt(view, names)
+        if prompt:
+            description += f"\n{prompt}"
+        embed = discord.Embed(
+            title=self.title,
+            description=description,
+            colour=OVER_COLOUR if over else PLAYING_COLOUR,
+        )
+        embed.add_field(name="Players", value=self._seat_lines(view, names), inline=False)
+        shows = self._show_lines(view, names)
+        if shows:
+            embed.add_field(name="Shown", value="\n".join(shows)[:1024], inline=False)
+        if recent:
+            embed.add_field(name="Recent", value="\n".join(recent)[:1024], inline=False)
+        return embed
+
+    def panel_embed(self, view: View, names: list[str]) -> discord.Embed:
+        summary = view["summary"]
+        seat = view["seat"]
+        hand = view.get("hand") or []
+        best = view.get("best")
+        lines = [f"**Your cards:** {cards_text(hand)}"]
+        if summary["left"][seat]:
+            lines.append("You left this game; your chips are counted at the end.")
+        elif summary["out"][seat]:
+            lines.append("You are out of chips.")
+        elif summary["folded"][seat] and view["result"] is None:
+            lines.append("You folded this hand.")
+        if best is not None and hand:
+            lines.append(f"**Best hand now:** {hand_words(hand, best['tower'])}")
+        if summary["joker_revealed"][seat]:
+            lines.append("You have revealed a joker this hand.")
+        lines.append(
+            f"Your chips **{summary['chips'][seat]}** · your bet this round "
+            f"{summary['round_bets'][seat]} · pot **{summary['pot']}**"
+        )
+        if view["to_act"] == seat:
+            lines.append(self._your_turn(summary))
+        embed = discord.Embed(
+            title=f"Your hand — {self.title}",
+            description="\n".join(lines),
+            colour=OVER_COLOUR if view["result"] is not None else PLAYING_COLOUR,
+        )
+        embed.add_field(name="Table", value=self._status_line(summary), inline=False)
+        return embed
+
+    @staticmethod
+    def _your_turn(summary: Mapping[str, Any]) -> str:
+        phase = summary["phase"]
+        if phase == "betting":
+            to_call = summary["to_call"]
+            return f"▶️ Your turn to bet: {to_call or 'nothing'} to call."
+        if phase == "flip_offer":
+            return f"▶️ Your turn: buy the next flip for {summary['next_flip_cost']}, or pass."
+        return "▶️ Your turn: choose the cards to swap for the tower joker."
+
+    # -- controls --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _label(action: Action, summary: Mapping[str, Any], seat: int) -> str:
+        kind = action["type"]
+        to_call = summary["to_call"]
+        chips = summary["chips"][seat]
+        if kind == "check":
+            return "Check"
+        if kind == "bet":
+            return f"Bet {summary['bet_size']}"
+        if kind == "call":
+            if chips <= to_call:
+                return f"Call {chips} (all-in)"
+            return f"Call {to_call}"
+        if kind == "raise":
+            return f"Raise to {summary['round_bets'][seat] + to_call + summary['bet_size']}"
+        if kind == "fold":
+            return "Fold"
+        if kind == "buy_flip":
+            return f"Buy flip — {summary['next_flip_cost']}"
+        if kind == "decline_flip":
+            return "No flip"
+        return str(kind)
+
+    def _buttons(self, view: View, legal: list[Action], confirm_fold: bool) -> list[Control]:
+        summary = view["summary"]
+        seat = view["to_act"]
+        styles = {
+            "check": discord.ButtonStyle.primary,
+            "call": discord.ButtonStyle.primary,
+            "bet": discord.ButtonStyle.success,
+            "raise": discord.ButtonStyle.success,
+            "fold": discord.ButtonStyle.danger,
+            "buy_flip": discord.ButtonStyle.success,
+            "decline_flip": discord.ButtonStyle.secondary,
+        }
+        controls: list[Control] = []
+        for i, action in enumerate(legal):
+            kind = action["type"]
+            if kind not in BETTING and kind not in FLIP:
+                continue
+            if kind == "fold" and confirm_fold:
+                continue
+            controls.append(ActionButton(self._label(action, summary, seat), i, styles[kind]))
+        return controls
+
+    @staticmethod
+    def _fold_needs_asking(legal: list[Action]) -> bool:
+        """Folding needs a confirmation when checking would cost nothing."""
+        kinds = {a["type"] for a in legal}
+        return "fold" in kinds and "check" in kinds
+
+    def table_controls(self, view: View, legal: list[Action]) -> list[Control]:
+        return self._buttons(view, legal, self._fold_needs_asking(legal))
+
+    def panel_controls(
+        self, view: View, legal: list[Action], stage: str | None = None
+    ) -> list[Control]:
+        summary = view["summary"]
+        seat = view["to_act"]
+        if stage == LEAVE_STAGE:
+            index = next(i for i, a in enumerate(legal) if a["type"] == "leave")
+            label = f"Leave for good (keep {summary['chips'][seat]} chips)"
+            return [ActionButton(label, index, discord.ButtonStyle.danger), BackButton()]
+        if stage == FOLD_STAGE and self._fold_needs_asking(legal):
+            index = next(i for i, a in enumerate(legal) if a["type"] == "fold")
+            return [
+                ActionButton("Fold anyway", index, discord.ButtonStyle.danger),
+                BackButton("Back (check instead)"),
+            ]
+        confirm_fold = self._fold_needs_asking(legal)
+        controls = self._buttons(view, legal, confirm_fold)
+        reveal = [
+            ActionChoice(f"Discard {pretty(a['discard'])} and draw", i)
+            for i, a in enumerate(legal)
+            if a["type"] == "reveal_joker"
+        ]
+        if reveal:
+            controls.append(ActionSelect("Reveal a joker: discard one card…", tuple(reveal)))
+        discards = [(i, a["cards"]) for i, a in enumerate(legal) if a["type"] == "discard"]
+        if discards:
+            # After the jackpot the discards are thrown away without a redraw.
+            verb = "Throw away" if summary["jackpot"] else "Swap"
+            choices = tuple(
+                ActionChoice(
+                    f"{verb} {_and([pretty(c) for c in cards])}" if cards else "Keep all", i
+                )
+                for i, cards in discards
+            )
+            placeholder = (
+                "Choose 2 cards to throw away…" if summary["jackpot"] else "Choose cards to swap…"
+            )
+            controls.append(ActionSelect(placeholder, choices))
+        stages = []
+        if confirm_fold:
+            stages.append(StageChoice("Fold (you could check for free)", FOLD_STAGE))
+        if any(a["type"] == "leave" for a in legal):
+            stages.append(
+                StageChoice(
+                    "Leave the game",
+                    LEAVE_STAGE,
+                    description="Fold, keep your chips, and stop playing for good",
+                )
+            )
+        if stages:
+            placeholder = "Fold or leave…" if len(stages) > 1 else "Leave the game…"
+            controls.append(StageSelect(placeholder, tuple(stages)))
+        return controls
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def event_line(self, event: Event, names: list[str]) -> str | None:
+        kind = event["type"]
+        who = names[event["seat"]] if "seat" in event and event["seat"] is not None else ""
+        if kind == "hand_started":
+            return f"Hand {event['hand_no']} dealt; {names[event['dealer']]} deals."
+        if kind == "card_burned":
+            return f"{pretty(event['card'])} burned."
+        if kind == "tower_flipped":
+            card = pretty(event["card"])
+            if event["flip"] == 1:
+                return f"Hold card: {card} (tower {event['tower'] + 1})."
+            return (
+                f"{names[event['buyer']]} bought flip {event['flip']} for {event['fee']}: "
+                f"{card} (tower {event['tower'] + 1})."
+            )
+        if kind == "checked":
+            return f"{who} checked."
+        if kind == "bet_made":
+            return f"{who} bet {event['amount']}."
+        if kind == "called":
+            return f"{who} called {event['amount']}{' (all-in)' if event.get('all_in') else ''}."
+        if kind == "raised":
+            return f"{who} raised, paying {event['amount']}."
+        if kind == "folded":
+            return f"{who} folded."
+        if kind == "flip_declined":
+            return f"{who} passed on the flip."
+        if kind == "joker_revealed":
+            return f"{who} revealed a joker and swapped a card."
+        if kind == "tower_joker":
+            seats = ", ".join(names[s] for s in event["seats"]) or "nobody still in the hand"
+            return f"Tower joker no. {event['count']}: {seats} {MODE_WORDS[event['mode']]}."
+        if kind == "jackpot":
+            return f"The jackpot! Turned: {cards_text(event['cards'])}."
+        if kind == "discarded":
+            n = event["count"]
+            return (
+                f"{who} {'swapped' if event['redrawn'] else 'threw away'} {n} card{'s' * (n != 1)}."
+            )
+        if kind == "left":
+            return f"{who} left the game with {event['chips']} chips."
+        if kind == "pot_won":
+            return f"{who} won the pot of {event['amount']} without a show."
+        if kind == "shown":
+            parts = []
+            for n, pot in enumerate(event["pots"]):
+                name = "main pot" if n == 0 else f"side pot {n}"
+                winners = _and([names[s] for s in pot["winners"]])
+                parts.append(f"{name} ({pot['amount']}) to {winners}")
+            return "Show: " + "; ".join(parts) + "."
+        if kind == "seat_out":
+            return f"{who} is out of chips."
+        if kind == "spire_reshuffled":
+            return "The dungeon was shuffled into a new spire."
+        return None
+
+    def result_line(self, result: Result, names: list[str]) -> str:
+        winners = _and([names[s] for s in result.winners])
+        scores = result.scores or ()
+        chips = ", ".join(f"{names[s]} {c}" for s, c in enumerate(scores))
+        why = (
+            "the towers are empty"
+            if result.reason == "towers_exhausted"
+            else "one player is left standing"
+        )
+        verb = "wins" if len(result.winners) == 1 else "share the win"
+        return f"{winners} {verb}: {why}. Chips: {chips}."
+
+
+RENDERER = TowersRenderer()
