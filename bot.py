@@ -31,6 +31,7 @@ from pydantic_core import PydanticUseDefault
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from cogs.boards import BOARD_ITEMS, Boards
+from cogs.clockwork import Clockwork
 from cogs.components import DYNAMIC_ITEMS
 from cogs.daily import Daily
 from cogs.hall import Hall
@@ -215,10 +216,10 @@ def _why_unreachable(exc: BaseException) -> str:
     return text if len(text) <= 200 else text[:199] + "…"
 
 
-async def open_store(path: str) -> Store:
+async def open_store(path: str, clock: Callable[[], datetime] | None = None) -> Store:
     """The database at ``path``, migrated to the current schema (closed again if that fails).
     Raises :class:`storage.DatabaseUnusable` when the file cannot be used."""
-    store = await Store.open(path)
+    store = await Store.open(path, clock=clock or utc_now)
     try:
         version = await store.migrate()
     except BaseException:
@@ -240,6 +241,7 @@ class SiegeBot(commands.Bot):
     hall: Hall
     boards: Boards
     daily: Daily
+    clockwork: Clockwork
 
     def __init__(
         self,
@@ -247,6 +249,7 @@ class SiegeBot(commands.Bot):
         *,
         store: Store | None = None,
         sleep: Sleep = asyncio.sleep,
+        clock: Callable[[], datetime] | None = None,
         **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
@@ -263,6 +266,7 @@ class SiegeBot(commands.Bot):
         if store is not None:
             self.store = store
         self._sleep = sleep
+        self.clock = clock or utc_now  # tests pass one they move by hand
         self._retry_wait: asyncio.Future[object] | None = None
         self._preparing = False
         self._prepared = False
@@ -274,13 +278,15 @@ class SiegeBot(commands.Bot):
         if not self._prepared:
             self._preparing = True
             if self._owns_store:
-                self.store = await open_store(self.settings.database_path)
+                self.store = await open_store(self.settings.database_path, self.clock)
             self.hall = Hall(self, self.store)
-            self.boards = Boards(self.hall, self.store, utc_now)
-            self.daily = Daily(self.hall, self.boards, self.store, utc_now)
+            self.boards = Boards(self.hall, self.store, self.clock)
+            self.daily = Daily(self.hall, self.boards, self.store, self.clock)
+            self.clockwork = Clockwork(self, self.hall, self.store)
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
             self.add_dynamic_items(*DYNAMIC_ITEMS, *BOARD_ITEMS)
+            await self.clockwork.start()
             self._preparing = False
             self._prepared = True
         await self.sync_commands()
@@ -338,6 +344,9 @@ class SiegeBot(commands.Bot):
         self.http.connector = MISSING
 
     async def close(self) -> None:
+        clockwork = getattr(self, "clockwork", None)
+        if clockwork is not None:
+            clockwork.stop()
         if self._retry_wait is not None and self._retry_wait is not asyncio.current_task():
             self._retry_wait.cancel()
         await super().close()

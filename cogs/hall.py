@@ -12,6 +12,7 @@ import io
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from storage import (
     TableError,
     TableExists,
     TableRecord,
+    clock,
 )
 
 log = logging.getLogger("siege.hall")
@@ -206,7 +208,12 @@ class Hall:
             TableButton(table.id, "resign"),
         ]
         return Parts(
-            content=f"{names[to_act]}, it's your turn.",
+            content=f"{names[to_act]}, it's your turn"
+            + (
+                f" (due <t:{int(datetime.fromisoformat(table.deadline).timestamp())}:R>)."
+                if table.deadline
+                else "."
+            ),
             embed=embed,
             view=layout(table.id, table.ply, controls, items),
             mentions=USER_MENTIONS,
@@ -226,6 +233,7 @@ class Hall:
         )
         if game.options:
             embed.add_field(name="Options", value=self.options_text(table), inline=False)
+        embed.add_field(name="Clock", value=clock.describe(table.time_control), inline=False)
         sides = get_renderer(table.game).sides
         if sides:
             embed.add_field(name="Sides", value=self.sides_text(table, sides), inline=False)
@@ -439,6 +447,7 @@ class Hall:
         game_key: str,
         options: dict[str, Any],
         seating: Seating = "join",
+        time_control: str = clock.NONE,
     ) -> None:
         """``/siege new``: open a lobby in this channel, or point at the table already here. A
         solo game (one seat at most) needs no lobby: it starts at once."""
@@ -456,6 +465,7 @@ class Hall:
                 seating=seating,
                 seats=(interaction.user.id,) if solo else None,
                 start=solo,
+                time_control=time_control,
             )
         except TableExists as exc:
             url = jump_url(exc.table)
@@ -744,6 +754,7 @@ class Hall:
                     seats=old.seats,
                     start=True,
                     rematch_of=old.id,
+                    time_control=old.time_control,
                 )
             except TableExists as exc:
                 url = jump_url(exc.table)

@@ -16,7 +16,7 @@ from discord.ext import commands
 from cogs.render import get_renderer, playable_games
 from engine import get_game
 from engine.rules import IntRange, SetupError
-from storage import Seating, TableError
+from storage import Seating, TableError, clock
 
 if TYPE_CHECKING:
     from bot import SiegeBot
@@ -55,6 +55,10 @@ TowerHeight = app_commands.Range[int, _bounds("tower_height")[0], _bounds("tower
 SmallBet = app_commands.Range[int, _bounds("small_bet")[0], _bounds("small_bet")[1]]
 BigBet = app_commands.Range[int, _bounds("big_bet")[0], _bounds("big_bet")[1]]
 MaxRaises = app_commands.Range[int, _bounds("max_raises")[0], _bounds("max_raises")[1]]
+CLOCK_CHOICES = [
+    app_commands.Choice(name=clock.describe(control).capitalize(), value=control)
+    for control in clock.choices()
+]
 EMBED_DESCRIPTION_MAX = 4096
 MESSAGE_EMBEDS_TOTAL_MAX = 5800
 
@@ -108,9 +112,14 @@ class Siege(commands.Cog):
         small_bet="Tower poker only: bet and raise size while at most 2 tower cards are up",
         big_bet="Tower poker only: bet and raise size once 3 tower cards are up",
         max_raises="Tower poker only: raises allowed per betting round (default: 3)",
+        time_control="Time per move; missed moves are played for you, then forfeit (default: none)",
     )
     @app_commands.choices(
-        game=GAME_CHOICES, dealer=DEALER_CHOICES, side=SIDE_CHOICES, difficulty=DIFFICULTY_CHOICES
+        game=GAME_CHOICES,
+        dealer=DEALER_CHOICES,
+        side=SIDE_CHOICES,
+        difficulty=DIFFICULTY_CHOICES,
+        time_control=CLOCK_CHOICES,
     )
     async def new(
         self,
@@ -126,6 +135,7 @@ class Siege(commands.Cog):
         small_bet: SmallBet | None = None,
         big_bet: BigBet | None = None,
         max_raises: MaxRaises | None = None,
+        time_control: app_commands.Choice[str] | None = None,
     ) -> None:
         async def flow() -> None:
             engine = get_game(game.value)
@@ -166,7 +176,8 @@ class Siege(commands.Cog):
                 if not get_renderer(game.value).sides:
                     raise TableError(f"In {engine.title} every seat plays alike: no sides.")
                 seating = cast(Seating, side.value)
-            await self.hall.open_table(interaction, game.value, options, seating)
+            control = clock.NONE if time_control is None else time_control.value
+            await self.hall.open_table(interaction, game.value, options, seating, control)
 
         await self.hall.guarded(interaction, flow)
 

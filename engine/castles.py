@@ -290,6 +290,17 @@ class Castles(StoredTurn):
         self._finish(new, Result((1 - seat,), "resigned", tuple(new["hits"])), events)
         return new, events
 
+    def safe_action(self, state: State, seat: int) -> Action | None:
+        """The AFK ladder's automatic move (spec 5): ``draw`` while the pile has cards (it only
+        adds a card to the hand); else ``pass`` when it is the only legal action; else None,
+        since every lay or attack commits a card or takes a chance the player would choose."""
+        legal = self.legal_actions(state, seat)
+        if {"type": "draw"} in legal:
+            return {"type": "draw"}
+        if legal == [{"type": "pass"}]:
+            return {"type": "pass"}
+        return None
+
     def rematch_options(self, options: Mapping[str, JSON], result: Result) -> dict[str, JSON]:
         """The seed: "the winner of the last game is the dealer"; after a draw, random again."""
         return {**options, "dealer": result.winners[0] if len(result.winners) == 1 else None}

@@ -333,6 +333,17 @@ class King(StoredTurn):
         _finish(new, Result((1 - seat,), "resigned"), events)
         return new, events
 
+    def safe_action(self, state: State, seat: int) -> Action | None:
+        """The AFK ladder's automatic move (spec 5): in ``assassinate``, the first open column
+        of the opponent (the drawn Assassin must strike; any face-down guess is as good, and it
+        can only help). None in ``arrange``: a fixed automatic order would tell the opponent
+        where the King hides (and the state holds nothing secret to vary it by), so the seat
+        goes to the next rung. None in ``play``: every play or discard lays or spends a card."""
+        legal = self.legal_actions(state, seat)
+        if legal and state["phase"] == "assassinate":
+            return legal[0]
+        return None
+
     def rematch_options(self, options: Mapping[str, JSON], result: Result) -> dict[str, JSON]:
         """Same table options; the first player is drawn again."""
         return dict(options)

@@ -438,6 +438,12 @@ class Knights(StoredTurn):
         self._finish(new, Result((1 - seat,), "resigned"), events)
         return new, events
 
+    def safe_action(self, state: State, seat: int) -> Action | None:
+        """The AFK ladder's automatic move (spec 5): ``pass`` when it is the only legal action
+        (no move exists); else None, since every placement and move shapes the position."""
+        legal = self.legal_actions(state, seat)
+        return {"type": "pass"} if legal == [{"type": "pass"}] else None
+
     def rematch_options(self, options: Mapping[str, JSON], result: Result) -> dict[str, JSON]:
         """No options to carry over or change (who takes which side is the table's business)."""
         return dict(options)

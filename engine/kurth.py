@@ -510,6 +510,13 @@ class Kurth(StoredTurn):
         _finish(new, Result((), "resigned", (0,)), events)
         return new, events
 
+    def safe_action(self, state: State, seat: int) -> Action | None:
+        """The AFK ladder's automatic move (spec 5): ``end_turn`` when legal (phase ``done``:
+        nothing compulsory is left, and ending spends no spirit or mana); else None, since the
+        move and the attack are the player's own choices."""
+        legal = self.legal_actions(state, seat)
+        return {"type": "end_turn"} if {"type": "end_turn"} in legal else None
+
     def rematch_options(self, options: Mapping[str, JSON], result: Result) -> dict[str, JSON]:
         """The same difficulty; a new shuffle."""
         return dict(options)

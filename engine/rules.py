@@ -151,6 +151,13 @@ class Game(Protocol):
 
     def result(self, state: State) -> Result | None: ...
 
+    def safe_action(self, state: State, seat: int) -> Action | None:
+        """An action the rules accept for ``seat`` now that a player who is away would least
+        regret (it never gives up the game and never spends anything scarce), or None when no
+        such action exists (the AFK ladder then goes to its next rung). When not None it is
+        always one of ``legal_actions(state, seat)``; ``docs/afk.md`` says per game which."""
+        ...
+
     def rematch_options(self, options: Mapping[str, JSON], result: Result) -> dict[str, JSON]: ...
 
 
@@ -165,6 +172,10 @@ class StoredTurn:
     def result(self, state: State) -> Result | None:
         data = state["result"]
         return None if data is None else Result.from_json(data)
+
+    def safe_action(self, state: State, seat: int) -> Action | None:
+        """None: a game has no safe automatic move until it names one (see :class:`Game`)."""
+        return None
 
 
 def rng_for(seed: int, ply: int | str) -> random.Random:

@@ -264,6 +264,29 @@ class Towers(StoredTurn):
             view["best"] = best
         return view
 
+    def safe_action(self, state: State, seat: int) -> Action | None:
+        """The AFK ladder's automatic move (spec 5), never a bet, call, raise, flip, revealed
+        joker or leave: in betting, ``check`` when nothing is owed, else ``fold`` (loses only
+        the hand, never more chips); at a flip offer, ``decline_flip`` (it is free); at an
+        "up to" joker discard, keep every card (``[]``); at the jackpot's "exactly 2", the
+        discard leaving the best hand (no tower card is turned after it, so this is sure)."""
+        legal = self.legal_actions(state, seat)
+        for kind in ("check", "fold", "decline_flip"):
+            if {"type": kind} in legal:
+                return {"type": kind}
+        discards = [a for a in legal if a["type"] == "discard"]
+        if not discards:
+            return None
+        if state["discard"]["mode"] != EXACTLY_2:
+            return {"type": "discard", "cards": []}
+        hand = state["hands"][seat]
+
+        def kept_value(action: Action) -> int:
+            kept = list((Counter(hand) - Counter(action["cards"])).elements())
+            return best_value(kept, state["face_up"], 3)[0]
+
+        return max(discards, key=kept_value)  # the first of the best, in legal order
+
     def rematch_options(self, options: Mapping[str, JSON], result: Result) -> dict[str, JSON]:
         return dict(options)
 

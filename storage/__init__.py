@@ -16,6 +16,7 @@ from storage.store import (
     TableError,
     TableExists,
     TableRecord,
+    Timeout,
 )
 
 __all__ = [
@@ -32,4 +33,5 @@ __all__ = [
     "TableError",
     "TableExists",
     "TableRecord",
+    "Timeout",
 ]

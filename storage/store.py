@@ -18,7 +18,7 @@ import random
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -37,7 +37,7 @@ from engine.rules import (
     resolve_options,
     rng_for,
 )
-from storage import daily, results
+from storage import clock, daily, results
 from storage.database import BUSY_TIMEOUT_MS, Database, DatabaseBusy, DatabaseUnusable
 from storage.results import ALL_TIME, GameResult, Standing
 
@@ -104,6 +104,10 @@ class TableRecord:
     updated_at: str
     seating: Seating = "join"
     ping_message_id: int | None = None
+    time_control: str = clock.NONE
+    deadline: str | None = None  # when the seat to act (or the lobby) runs out of time
+    remind_at: str | None = None  # when to remind the seat to act (None once reminded)
+    forfeit_after: int = 2  # missed deadlines before a seat forfeits
 
     @property
     def engine(self) -> Game:
@@ -124,6 +128,19 @@ class TableRecord:
         if self.state is None:
             raise TableError("This game has not started yet.")
         return self.state
+
+
+@dataclass(frozen=True)
+class Timeout:
+    """What a missed deadline did: ``rung`` is ``lobby_expired``, ``auto_move`` (the game's safe
+    move was played for the seat) or ``forfeit`` (the seat resigned by the clock)."""
+
+    table: TableRecord
+    events: list[Event]
+    rung: str
+    seat: int | None
+    user_id: int | None
+    misses: int
 
 
 @dataclass(frozen=True)
@@ -180,8 +197,11 @@ class Store:
     async def close(self) -> None:
         await self._db.close()
 
+    def _moment(self) -> datetime:
+        return self._clock().astimezone(UTC)
+
     def _now(self) -> str:
-        return self._clock().astimezone(UTC).isoformat(timespec="milliseconds")
+        return clock.stamp(self._moment())
 
     async def schema_version(self) -> int:
         return int(await self._db.scalar("PRAGMA user_version"))
@@ -202,9 +222,10 @@ class Store:
                 raise DatabaseUnusable(
                     self.path, f"migration {number:03d} failed ({exc}); the file is unchanged"
                 ) from None
-            if number == RESULTS_SCHEMA:
-                await self._backfill_results()
             current = number
+        if any(number == RESULTS_SCHEMA for number, _ in pending):
+            # After every migration: the backfill reads tables with today's code.
+            await self._backfill_results()
         return current
 
     async def backup(self, destination: str | Path) -> None:
@@ -300,11 +321,12 @@ class Store:
         start: bool = False,
         rematch_of: int | None = None,
         seating: Seating = "join",
+        time_control: str = clock.NONE,
     ) -> TableRecord:
         """Open a lobby (the host takes the first seat), or with ``start`` a running game."""
         opts = resolve_options(get_game(game), options)
         chosen = random.SystemRandom().randrange(2**62) if seed is None else seed
-        now = self._now()
+        moment = self._moment()
 
         def run(conn: sqlite3.Connection) -> TableRecord:
             return _new_table(
@@ -319,7 +341,8 @@ class Store:
                 start=start,
                 rematch_of=rematch_of,
                 seating=seating,
-                now=now,
+                time_control=time_control,
+                moment=moment,
             )
 
         try:
@@ -388,11 +411,13 @@ class Store:
                 raise TableError(f"{engine.title} needs {need}; {len(table.seats)} seated.")
             seats = seat_order(table.seats, table.host_id, table.seating, table.seed)
             state = engine.setup(len(seats), table.options, rng_for(table.seed, "setup"))
-            now = self._now()
+            moment = self._moment()
+            now = clock.stamp(moment)
+            deadline, remind_at = clock.deadlines(table.time_control, moment)
             conn.execute(
                 "UPDATE tables SET status = 'running', state = ?, version = version + 1,"
-                " updated_at = ? WHERE id = ?",
-                (dumps(state), now, table.id),
+                " updated_at = ?, deadline = ?, remind_at = ? WHERE id = ?",
+                (dumps(state), now, deadline, remind_at, table.id),
             )
             _write_seats(conn, table.id, seats)
             return replace(
@@ -402,6 +427,8 @@ class Store:
                 seats=seats,
                 version=table.version + 1,
                 updated_at=now,
+                deadline=deadline,
+                remind_at=remind_at,
             )
 
         return await self._write(run)
@@ -413,7 +440,14 @@ class Store:
                 raise TableError("This table is already closed.")
             now = self._now()
             _cancel(conn, table.id, now)
-            return replace(table, status="cancelled", version=table.version + 1, updated_at=now)
+            return replace(
+                table,
+                status="cancelled",
+                version=table.version + 1,
+                updated_at=now,
+                deadline=None,
+                remind_at=None,
+            )
 
         return await self._write(run)
 
@@ -451,9 +485,132 @@ class Store:
         self, table_id: int, user_id: int, action: Action, expected_ply: int | None
     ) -> tuple[TableRecord, list[Event]]:
         def run(conn: sqlite3.Connection) -> tuple[TableRecord, list[Event]]:
-            return _act(conn, table_id, user_id, action, expected_ply, self._now())
+            return _act(conn, table_id, user_id, action, expected_ply, self._moment())
 
         return await self._write(run)
+
+    # -- clocks: deadlines, reminders and the AFK ladder ----------------------------------------
+
+    async def due(self, limit: int = 100) -> list[tuple[int, int]]:
+        """Open tables whose deadline has passed, oldest first: ``(table id, ply)``."""
+        now = self._now()
+
+        def run(conn: sqlite3.Connection) -> list[tuple[int, int]]:
+            rows = conn.execute(
+                "SELECT id, ply FROM tables WHERE deadline IS NOT NULL AND deadline <= ?"
+                " ORDER BY deadline LIMIT ?",
+                (now, limit),
+            ).fetchall()
+            return [(int(tid), int(ply)) for tid, ply in rows]
+
+        return await self._db.read(run)
+
+    async def reminders_due(self, limit: int = 100) -> list[TableRecord]:
+        """Running tables whose seat to act has used 80 % of its time and was not reminded."""
+        now = self._now()
+
+        def run(conn: sqlite3.Connection) -> list[TableRecord]:
+            rows = conn.execute(
+                "SELECT id FROM tables WHERE remind_at IS NOT NULL AND remind_at <= ?"
+                " AND status = 'running' ORDER BY remind_at LIMIT ?",
+                (now, limit),
+            ).fetchall()
+            found = []
+            for (table_id,) in rows:
+                try:
+                    found.append(_require(conn, int(table_id)))
+                except CorruptTable:
+                    continue
+            return found
+
+        return await self._read(run)
+
+    async def mark_reminded(self, table_id: int, ply: int) -> bool:
+        """Note that the seat to act at ``ply`` was reminded; ``False`` if someone else did, or
+        the move was made meanwhile (so one reminder per move, also across processes)."""
+
+        def run(conn: sqlite3.Connection) -> bool:
+            cur = conn.execute(
+                "UPDATE tables SET remind_at = NULL WHERE id = ? AND ply = ?"
+                " AND remind_at IS NOT NULL",
+                (table_id, ply),
+            )
+            return cur.rowcount == 1
+
+        return await self._write(run)
+
+    async def time_out(self, table_id: int, expected_ply: int) -> Timeout | None:
+        """Act on a missed deadline, through the same transaction and ply check as a click (so
+        a click and a timeout at the same instant apply exactly once): a lobby nobody started
+        closes; the seat to act gets its game's safe automatic move, or forfeits once it has
+        missed ``forfeit_after`` deadlines (at once where the game has no safe move). ``None``
+        when nothing was due any more (a move, a start or another sweeper came first)."""
+        moment = self._moment()
+
+        def run(conn: sqlite3.Connection) -> Timeout | None:
+            now = clock.stamp(moment)
+            table = _require(conn, table_id)
+            if (
+                not table.is_open
+                or table.deadline is None
+                or table.deadline > now
+                or table.ply != expected_ply
+            ):
+                return None
+            if table.status == "lobby":
+                _cancel(conn, table.id, now)
+                closed = replace(table, status="cancelled", deadline=None, remind_at=None)
+                return Timeout(closed, [], "lobby_expired", None, None, 0)
+            game = table.engine
+            state = table.running_state()
+            seat = game.to_act(state)
+            assert seat is not None
+            user = table.seats[seat]
+            (misses,) = conn.execute(
+                "UPDATE seats SET misses = misses + 1 WHERE table_id = ? AND seat = ?"
+                " RETURNING misses",
+                (table.id, seat),
+            ).fetchone()
+            safe = game.safe_action(state, seat) if misses < table.forfeit_after else None
+            rung = "auto_move" if safe is not None else "forfeit"
+            after, events = _act(
+                conn, table.id, user, safe or RESIGN, table.ply, moment, automatic=True
+            )
+            return Timeout(after, events, rung, seat, user, int(misses))
+
+        return await self._write(run)
+
+    async def catch_up(self, interval: timedelta) -> timedelta:
+        """At start-up: shift every open deadline by the time the sweeper was away (beyond one
+        ``interval``), so nobody loses on time because the bot was down. Returns the shift."""
+        moment = self._moment()
+
+        def run(conn: sqlite3.Connection) -> timedelta:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'heartbeat'").fetchone()
+            shift = timedelta(0)
+            if row is not None:
+                shift = moment - datetime.fromisoformat(str(row[0])) - interval
+            if shift > timedelta(0):
+                for column in ("deadline", "remind_at"):
+                    rows = conn.execute(
+                        f"SELECT id, {column} FROM tables WHERE {column} IS NOT NULL"
+                    ).fetchall()
+                    conn.executemany(
+                        f"UPDATE tables SET {column} = ? WHERE id = ?",
+                        [
+                            (clock.stamp(datetime.fromisoformat(str(value)) + shift), table_id)
+                            for table_id, value in rows
+                        ],
+                    )
+            _beat(conn, moment)
+            return max(shift, timedelta(0))
+
+        return await self._write(run)
+
+    async def heartbeat(self) -> None:
+        """The sweeper ran now (what :meth:`catch_up` measures downtime from)."""
+        moment = self._moment()
+        await self._write(lambda conn: _beat(conn, moment))
 
     # -- the daily challenge (Siege at Kurth) ----------------------------------------------------
 
@@ -464,7 +621,7 @@ class Store:
         the server's seed of the day; scored if it is their first attempt of the day at this
         difficulty, else practice. Returns the running table and whether it is scored."""
         options = resolve_options(get_game(daily.GAME), {"difficulty": difficulty})
-        now = self._now()
+        moment = self._moment()
 
         def run(conn: sqlite3.Connection) -> tuple[TableRecord, bool]:
             scored = not daily.has_scored_attempt(conn, guild_id, day, difficulty, user_id)
@@ -478,7 +635,7 @@ class Store:
                 host_id=user_id,
                 seats=(user_id,),
                 start=True,
-                now=now,
+                moment=moment,
             )
             daily.add_attempt(
                 conn,
@@ -708,9 +865,14 @@ def _act(
     user_id: int,
     action: Action,
     expected_ply: int | None,
-    now: str,
+    moment: datetime,
+    *,
+    automatic: bool = False,
 ) -> tuple[TableRecord, list[Event]]:
-    """Load, check, apply and write one action: the body of one write transaction."""
+    """Load, check, apply and write one action: the body of one write transaction. The next
+    move's deadline starts now; a move the player made (not ``automatic``) clears their missed
+    deadlines."""
+    now = clock.stamp(moment)
     table = _require(conn, table_id)
     if table.status != "running":
         if table.status == "lobby":
@@ -731,18 +893,29 @@ def _act(
     new_state, events = perform(game, state, seat, action, table.seed, table.ply)
     result = game.result(new_state)
     status: Status = "running" if result is None else "over"
+    deadline, remind_at = (None, None)
+    if result is None:
+        deadline, remind_at = clock.deadlines(table.time_control, moment)
     cur = conn.execute(
         "UPDATE tables SET state = ?, ply = ply + 1, version = version + 1,"
-        " status = ?, result = ?, updated_at = ? WHERE id = ? AND ply = ?",
+        " status = ?, result = ?, updated_at = ?, deadline = ?, remind_at = ?"
+        " WHERE id = ? AND ply = ?",
         (
             dumps(new_state),
             status,
             None if result is None else json.dumps(result.to_json()),
             now,
+            deadline,
+            remind_at,
             table.id,
             table.ply,
         ),
     )
+    if not automatic:
+        conn.execute(
+            "UPDATE seats SET misses = 0 WHERE table_id = ? AND user_id = ? AND misses > 0",
+            (table.id, user_id),
+        )
     if cur.rowcount != 1:  # pragma: no cover - the write lock makes the load current
         raise StaleAction("That button is out of date: the game has moved on.")
     conn.execute(
@@ -770,6 +943,8 @@ def _act(
         status=status,
         result=result,
         updated_at=now,
+        deadline=deadline,
+        remind_at=remind_at,
     )
     return after, events
 
@@ -785,20 +960,29 @@ def _new_table(
     host_id: int,
     seats: tuple[int, ...],
     start: bool,
-    now: str,
+    moment: datetime,
     rematch_of: int | None = None,
     seating: Seating = "join",
+    time_control: str = clock.NONE,
 ) -> TableRecord:
-    """Insert a lobby, or a started game, in a channel that has no open table."""
+    """Insert a lobby, or a started game, in a channel that has no open table. A lobby waits
+    :data:`clock.LOBBY_WAIT` for its host to start it; a started game's first move has its
+    clock's time."""
     existing = _open_table_in(conn, channel_id)
     if existing is not None:
         raise TableExists(existing)
     engine = get_game(game)
+    clock.per_move(time_control)  # refuses an unknown control before anything is written
     state = engine.setup(len(seats), options, rng_for(seed, "setup")) if start else None
+    now = clock.stamp(moment)
+    if start:
+        deadline, remind_at = clock.deadlines(time_control, moment)
+    else:
+        deadline, remind_at = clock.stamp(moment + clock.LOBBY_WAIT), None
     cur = conn.execute(
         "INSERT INTO tables (guild_id, channel_id, game, options, seed, host_id,"
-        " status, state, created_at, updated_at, rematch_of, seating)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " status, state, created_at, updated_at, rematch_of, seating, time_control, deadline,"
+        " remind_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             guild_id,
             channel_id,
@@ -812,6 +996,9 @@ def _new_table(
             now,
             rematch_of,
             seating,
+            time_control,
+            deadline,
+            remind_at,
         ),
     )
     assert cur.lastrowid is not None
@@ -864,10 +1051,18 @@ def _update_lobby(
     return replace(table, seats=seats, version=table.version + 1, updated_at=now)
 
 
+def _beat(conn: sqlite3.Connection, moment: datetime) -> None:
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('heartbeat', ?)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (clock.stamp(moment),),
+    )
+
+
 def _cancel(conn: sqlite3.Connection, table_id: int, now: str) -> None:
     conn.execute(
-        "UPDATE tables SET status = 'cancelled', version = version + 1, updated_at = ?"
-        " WHERE id = ?",
+        "UPDATE tables SET status = 'cancelled', version = version + 1, updated_at = ?,"
+        " deadline = NULL, remind_at = NULL WHERE id = ?",
         (now, table_id),
     )
 
@@ -922,6 +1117,10 @@ def _record(row: sqlite3.Row, seats: tuple[int, ...]) -> TableRecord:
             updated_at=row["updated_at"],
             seating=row["seating"],
             ping_message_id=row["ping_message_id"],
+            time_control=row["time_control"],
+            deadline=row["deadline"],
+            remind_at=row["remind_at"],
+            forfeit_after=row["forfeit_after"],
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise CorruptTable(
@@ -944,6 +1143,7 @@ __all__ = [
     "TableError",
     "TableExists",
     "TableRecord",
+    "Timeout",
     "backup_path",
     "perform",
 ]

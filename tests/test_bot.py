@@ -17,6 +17,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import discord
 import discord.http
@@ -280,9 +281,9 @@ async def test_a_failed_command_sync_is_retried_without_setting_up_twice(
     opened: list[str] = []
     open_store = bot.open_store
 
-    async def counting_open_store(path: str) -> bot.Store:
+    async def counting_open_store(path: str, clock: Any = None) -> bot.Store:
         opened.append(path)
-        return await open_store(path)
+        return await open_store(path, clock)
 
     monkeypatch.setattr(bot, "open_store", counting_open_store)
     delays: list[float] = []
@@ -456,8 +457,8 @@ def closed_stores(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     closed: list[str] = []
     open_store = bot.open_store
 
-    async def spying_open_store(path: str) -> bot.Store:
-        store = await open_store(path)
+    async def spying_open_store(path: str, clock: Any = None) -> bot.Store:
+        store = await open_store(path, clock)
         close = store.close
 
         async def spy() -> None:

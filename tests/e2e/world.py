@@ -9,8 +9,9 @@ user sees; the database is read only to know the hidden truth that must not leak
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import discord
@@ -37,12 +38,14 @@ class World:
     mod: FakeUser
     bot: siege_bot.SiegeBot | None = None
     bots: list[siege_bot.SiegeBot] = field(default_factory=list)
+    #: The bot's clock: the wall clock unless a test sets one it moves by hand (then restarts).
+    clock: Callable[[], datetime] | None = None
 
     async def start_bot(self) -> siege_bot.SiegeBot:
         settings = siege_bot.Settings(
             token="fake-token", database_path=str(self.db_path), dev_guild_id=self.guild.id
         )
-        client = siege_bot.create_bot(settings, guild_ready_timeout=0.05)
+        client = siege_bot.create_bot(settings, guild_ready_timeout=0.05, clock=self.clock)
         await start_client(client)
         self.bot = client
         self.bots.append(client)

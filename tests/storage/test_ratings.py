@@ -78,8 +78,13 @@ def back_to_schema_4(db_path: Path) -> None:
         (script,) = MIGRATIONS.glob(f"{number:03d}_*.sql")
         reference.executescript(script.read_text(encoding="utf-8"))
     query = "SELECT name FROM sqlite_master WHERE type = 'table'"
+    indexes = "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
     keep = {name for (name,) in reference.execute(query)}
+    keep_indexes = {name for (name,) in reference.execute(indexes)}
     conn = sqlite3.connect(db_path, isolation_level=None)
+    for (name,) in conn.execute(indexes).fetchall():
+        if name not in keep_indexes:
+            conn.execute(f"DROP INDEX {name}")
     for (name,) in conn.execute(query).fetchall():
         if name not in keep:
             conn.execute(f"DROP TABLE {name}")

@@ -1,0 +1,163 @@
+"""The sweeper: one periodic task that acts on what the clocks say is due.
+
+Deadlines live in the database (see :mod:`storage.clock`); this only asks the store what is due
+and tells people what happened. A timeout goes through the same transaction and ply check as a
+click (:meth:`storage.Store.time_out`), so a click and a timeout at the same instant apply
+exactly once, also across processes. At start-up every deadline is shifted by the time the bot
+was down, so nobody loses on time because the bot was offline. Tests call :meth:`sweep`
+directly after moving their clock; nothing here reads the wall clock.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+import discord
+from discord.ext import tasks
+
+from cogs.render import get_renderer
+from storage import Store, TableRecord, Timeout
+
+if TYPE_CHECKING:
+    from cogs.hall import Hall
+
+log = logging.getLogger("siege.clock")
+
+SWEEP_EVERY = timedelta(seconds=30)
+USER_MENTIONS = discord.AllowedMentions(users=True, roles=False, everyone=False)
+DM_CLOSED_CODE = 50007
+
+
+def mention(user_id: int) -> str:
+    return f"<@{user_id}>"
+
+
+def when(stamp: str) -> str:
+    """A stored moment as Discord shows it to each reader in their own time ("in 3 hours")."""
+    return f"<t:{int(datetime.fromisoformat(stamp).timestamp())}:R>"
+
+
+class Clockwork:
+    def __init__(self, client: discord.Client, hall: Hall, store: Store) -> None:
+        self.client = client
+        self.hall = hall
+        self.store = store
+        self.loop = tasks.loop(seconds=SWEEP_EVERY.total_seconds())(self.sweep)
+
+    async def start(self) -> None:
+        """Catch up on the time the bot was down, then sweep every :data:`SWEEP_EVERY`."""
+        shift = await self.store.catch_up(SWEEP_EVERY)
+        if shift:
+            log.info("deadlines shifted by %s for the time the bot was down", shift)
+        self.loop.start()
+
+    def stop(self) -> None:
+        self.loop.cancel()
+
+    async def sweep(self) -> int:
+        """Act on every missed deadline and due reminder; returns how many were handled."""
+        await self.store.heartbeat()
+        handled = 0
+        for table_id, ply in await self.store.due():
+            try:
+                outcome = await self.store.time_out(table_id, ply)
+            except Exception:
+                log.exception("table %s: the timeout at ply %s failed", table_id, ply)
+                continue
+            if outcome is not None:
+                handled += 1
+                await self.announce(outcome)
+        for table in await self.store.reminders_due():
+            if await self.store.mark_reminded(table.id, table.ply):
+                handled += 1
+                await self.remind(table)
+        return handled
+
+    # -- telling people ------------------------------------------------------------------------
+
+    async def announce(self, outcome: Timeout) -> None:
+        """Say in the channel (and to the player) what a missed deadline did, then bring the
+        table and panels up to date."""
+        table = outcome.table
+        title = table.engine.title
+        if outcome.rung == "lobby_expired":
+            text = (
+                f"The {title} lobby (table #{table.id}) closed: nobody started it within a day. "
+                "The channel is free for a new table."
+            )
+        else:
+            assert outcome.user_id is not None
+            names = [mention(uid) for uid in table.seats]
+            renderer = get_renderer(table.game)
+            done = "; ".join(
+                line for e in outcome.events if (line := renderer.event_line(e, names))
+            )
+            if outcome.rung == "auto_move":
+                left = table.forfeit_after - outcome.misses
+                text = (
+                    f"⏰ {mention(outcome.user_id)} ran out of time at table #{table.id}, so "
+                    f"an automatic move was played for them: {done or 'done'}. "
+                    f"{left} more missed move{'s' if left != 1 else ''} forfeits the game."
+                )
+            else:
+                text = (
+                    f"⏰ {mention(outcome.user_id)} ran out of time at table #{table.id} "
+                    f"{outcome.misses} time{'s' if outcome.misses != 1 else ''} and forfeits."
+                )
+        await self.say(table, text)
+        if outcome.user_id is not None:
+            await self.tell(outcome.user_id, f"{text}\n{self.where(table)}")
+        if await self.hall.refresh_table(table) and table.state is not None:
+            notify = self.hall.turn_passed_to(table, outcome.user_id)
+            await self.hall.refresh_panels(table, notify=notify)
+            await self.hall.turn_ping(table, notify)
+
+    async def remind(self, table: TableRecord) -> None:
+        """80 % of the move's time is used: a new DM (Discord notifies on new messages only),
+        or a mention in the channel when the player takes no DMs."""
+        seat = table.engine.to_act(table.running_state())
+        if seat is None or table.deadline is None:
+            return
+        user = table.seats[seat]
+        text = (
+            f"⏳ Your move at table #{table.id} ({table.engine.title}) is due "
+            f"{when(table.deadline)}. After that an automatic move is played for you, or you "
+            "forfeit."
+        )
+        if await self.store.dm_mode(user) == "on" and await self.tell(
+            user, f"{text}\n{self.where(table)}"
+        ):
+            return
+        await self.say(table, f"{mention(user)} {text}")
+
+    def where(self, table: TableRecord) -> str:
+        if table.message_id is None or table.guild_id is None:
+            return ""
+        return (
+            f"https://discord.com/channels/{table.guild_id}/{table.channel_id}/{table.message_id}"
+        )
+
+    async def say(self, table: TableRecord, text: str) -> None:
+        channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+        try:
+            await channel.send(text, allowed_mentions=USER_MENTIONS)
+        except discord.HTTPException:
+            log.warning("table %s: could not post a clock notice", table.id)
+
+    async def tell(self, user_id: int, text: str) -> bool:
+        """A DM; ``False`` if it could not be sent (closed DMs are remembered as such)."""
+        try:
+            channel = await self.client.create_dm(discord.Object(user_id))
+            await channel.send(text)
+        except discord.Forbidden as exc:
+            if exc.code == DM_CLOSED_CODE:
+                await self.store.set_dm_mode(user_id, "closed")
+            return False
+        except discord.HTTPException:
+            return False
+        return True
+
+
+__all__ = ["SWEEP_EVERY", "Clockwork"]

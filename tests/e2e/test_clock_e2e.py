@@ -1,0 +1,122 @@
+"""Clocks end to end, with a clock the test moves by hand (nothing sleeps): a reminder DM at
+80 % of a move's time, an automatic move, then a forfeit; a lobby nobody starts; and a restart
+after downtime that shifts the deadlines instead of timing anyone out."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tests.e2e.test_castles_e2e import DEALER_BOB
+from tests.e2e.world import World
+
+pytestmark = pytest.mark.e2e
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+async def with_clock(w: World) -> Clock:
+    """Restart the world's bot on a clock the test moves."""
+    clock = Clock()
+    w.clock = clock
+    await w.restart_bot()
+    return clock
+
+
+async def sweep(w: World) -> int:
+    handled = await w.running.clockwork.sweep()
+    await w.fake.settle()
+    return handled
+
+
+async def test_reminder_automatic_move_and_forfeit(world: World) -> None:
+    w = world
+    clock = await with_clock(w)
+    handle = await w.alice.slash(
+        w.channel, "siege new", game="castles", dealer=DEALER_BOB, time_control="daily:1"
+    )
+    lobby = handle.response_message
+    assert lobby is not None and "1 day per move" in lobby.text()
+    await w.bob.click(lobby, "Join")
+    await w.alice.click(w.fake.latest(lobby), "Start")
+    await w.fake.settle()
+    table = await w.table()
+    assert table.time_control == "daily:1" and table.deadline is not None
+    message = w.table_message(table)
+    assert "it's your turn (due <t:" in (message.content or "")  # Alice moves first
+
+    dms_before = len(w.alice.dms())
+    clock.advance(hours=19, minutes=12)  # 80 % of a day
+    assert await sweep(w) == 1
+    reminders = w.alice.dms()[dms_before:]
+    assert len(reminders) == 1 and "is due <t:" in reminders[0].text()
+    assert await sweep(w) == 0  # once per move
+
+    clock.advance(hours=5)  # past the deadline: castles plays a draw for Alice
+    assert await sweep(w) == 1
+    notices = [
+        m.text() for m in w.fake.channel_messages(w.channel) if "ran out of time" in m.text()
+    ]
+    assert (
+        len(notices) == 1 and "automatic move" in notices[0] and "1 more missed move" in notices[0]
+    )
+    table = await w.table_by_id(table.id)
+    assert table.ply == 1 and table.status == "running"
+
+    await w.bob.click(w.table_message(table), "Draw (37 left)")  # Bob plays in time
+    await w.fake.settle()
+    clock.advance(days=1, seconds=1)  # Alice misses again: she forfeits
+    assert await sweep(w) == 1
+    table = await w.table_by_id(table.id)
+    assert table.status == "over" and table.result is not None
+    assert [table.seats[s] for s in table.result.winners] == [w.bob.id]
+    notices = [
+        m.text() for m in w.fake.channel_messages(w.channel) if m.text().endswith("and forfeits.")
+    ]
+    assert len(notices) == 1 and f"<@{w.alice.id}>" in notices[0]
+    assert "Result" in w.table_message(table).text()
+
+
+async def test_a_lobby_nobody_starts_closes_itself(world: World) -> None:
+    w = world
+    clock = await with_clock(w)
+    handle = await w.alice.slash(w.channel, "siege new", game="castles")
+    lobby = handle.response_message
+    assert lobby is not None
+    clock.advance(hours=25)
+    assert await sweep(w) == 1
+    assert "table closed" in w.fake.latest(lobby).text()
+    assert any("nobody started it" in m.text() for m in w.fake.channel_messages(w.channel))
+    again = await w.bob.slash(w.channel, "siege new", game="castles")
+    assert not again.ephemeral  # the channel is free
+
+
+async def test_a_restart_after_downtime_shifts_deadlines(world: World) -> None:
+    w = world
+    clock = await with_clock(w)
+    handle = await w.alice.slash(
+        w.channel, "siege new", game="castles", dealer=DEALER_BOB, time_control="live:10"
+    )
+    assert handle.response_message is not None
+    await w.bob.click(handle.response_message, "Join")
+    await w.alice.click(w.fake.latest(handle.response_message), "Start")
+    await w.fake.settle()
+    table = await w.table()
+    await sweep(w)  # the sweeper's last heartbeat before the bot goes down
+    clock.advance(hours=3)  # down far longer than the move's ten minutes
+    await w.restart_bot()
+    assert await sweep(w) == 0  # nobody loses on time for the downtime
+    moved = await w.table_by_id(table.id)
+    assert moved.deadline is not None and table.deadline is not None
+    assert datetime.fromisoformat(moved.deadline) > datetime.fromisoformat(table.deadline)
+    assert moved.ply == 0
