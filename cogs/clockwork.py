@@ -27,7 +27,6 @@ log = logging.getLogger("siege.clock")
 
 SWEEP_EVERY = timedelta(seconds=30)
 USER_MENTIONS = discord.AllowedMentions(users=True, roles=False, everyone=False)
-DM_CLOSED_CODE = 50007
 
 
 def mention(user_id: int) -> str:
@@ -113,6 +112,7 @@ class Clockwork:
             notify = self.hall.turn_passed_to(table, outcome.user_id)
             await self.hall.refresh_panels(table, notify=notify)
             await self.hall.turn_ping(table, notify)
+            await self.hall.announce_end(table)
 
     async def remind(self, table: TableRecord) -> None:
         """80 % of the move's time is used: a new DM (Discord notifies on new messages only),
@@ -148,16 +148,7 @@ class Clockwork:
 
     async def tell(self, user_id: int, text: str) -> bool:
         """A DM; ``False`` if it could not be sent (closed DMs are remembered as such)."""
-        try:
-            channel = await self.client.create_dm(discord.Object(user_id))
-            await channel.send(text)
-        except discord.Forbidden as exc:
-            if exc.code == DM_CLOSED_CODE:
-                await self.store.set_dm_mode(user_id, "closed")
-            return False
-        except discord.HTTPException:
-            return False
-        return True
+        return await self.hall.dm(user_id, text)
 
 
 __all__ = ["SWEEP_EVERY", "Clockwork"]

@@ -651,6 +651,50 @@ class Hall:
             await self.refresh_panels(table, skip_message=skip, notify=notify)
         if notify is not None or table.status != "running":
             await self.turn_ping(table, notify)
+        await self.announce_end(table)
+
+    async def announce_end(self, table: TableRecord) -> None:
+        """When a game ends, every player gets a new message with the result (the table is
+        edited in place, and Discord notifies nobody of an edit): a DM, or one channel message
+        mentioning those who take no DMs."""
+        if table.status != "over" or table.result is None:
+            return
+        renderer = get_renderer(table.game)
+        names = self.names(table)
+        line = renderer.result_line(table.result, names)
+        text = f"🏁 {table.engine.title}, table #{table.id}: {line}"
+        if table.result.scores is not None and len(table.seats) > 1:
+            scores = ", ".join(
+                f"{names[seat]} {score}" for seat, score in enumerate(table.result.scores)
+            )
+            text += f"\nFinal score: {scores}."
+        url = jump_url(table)
+        unreached = []
+        for user_id in dict.fromkeys(table.seats):
+            if await self.store.dm_mode(user_id) == "on" and await self.dm(
+                user_id, text + (f"\n{url}" if url else "")
+            ):
+                continue
+            unreached.append(user_id)
+        if unreached:
+            channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+            try:
+                await channel.send(text, allowed_mentions=USER_MENTIONS)
+            except discord.HTTPException:
+                log.warning("table %s: could not post the result notice", table.id)
+
+    async def dm(self, user_id: int, text: str) -> bool:
+        """A new DM; ``False`` when it cannot be sent (closed DMs are remembered)."""
+        try:
+            channel = await self.client.create_dm(discord.Object(user_id))
+            await channel.send(text, allowed_mentions=NO_MENTIONS)
+        except discord.Forbidden as exc:
+            if exc.code == DM_CLOSED_CODE:
+                await self.store.set_dm_mode(user_id, "closed")
+            return False
+        except discord.HTTPException:
+            return False
+        return True
 
     async def turn_ping(self, table: TableRecord, user_id: int | None) -> None:
         """Ping the player to act in the channel when no DM panel notifies them (DMs off or
@@ -730,6 +774,7 @@ class Hall:
                 if await self.refresh_table(table):
                     await self.refresh_panels(table)
                     await self.turn_ping(table, None)
+                    await self.announce_end(table)
 
             await self.after_commit(interaction, follow_up(), done="You resigned")
 

@@ -85,6 +85,10 @@ async def test_reminder_automatic_move_and_forfeit(world: World) -> None:
     ]
     assert len(notices) == 1 and f"<@{w.alice.id}>" in notices[0]
     assert "Result" in w.table_message(table).text()
+    # The end is a new message to every player, not only an edit nobody is notified of.
+    for player in (w.alice, w.bob):
+        ends = [m.text() for m in player.dms() if m.text().startswith("🏁")]
+        assert len(ends) == 1 and f"table #{table.id}" in ends[0]
 
 
 async def test_a_lobby_nobody_starts_closes_itself(world: World) -> None:
