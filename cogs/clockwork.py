@@ -74,6 +74,29 @@ class Clockwork:
                 await self.remind(table)
         return handled
 
+    async def turns(self, user_id: int) -> discord.Embed:
+        """``/siege turns``: every game in every server where it is this user's turn, the most
+        urgent first, with the time left and a link."""
+        tables = await self.store.turns_of(user_id)
+        embed = discord.Embed(title="Your turn", colour=discord.Colour(0xD4A017))
+        if not tables:
+            embed.description = "No game is waiting for your move."
+            return embed
+        lines = []
+        for table in tables[:20]:
+            guild = self.client.get_guild(table.guild_id) if table.guild_id else None
+            place = guild.name if guild is not None else "a server"
+            due = f"due {when(table.deadline)}" if table.deadline else "no clock"
+            link = self.where(table)
+            lines.append(
+                f"**{table.engine.title}** · table #{table.id} in {place} · {due}"
+                + (f" · [open]({link})" if link else "")
+            )
+        if len(tables) > 20:
+            lines.append(f"…and {len(tables) - 20} more.")
+        embed.description = "\n".join(lines)
+        return embed
+
     # -- telling people ------------------------------------------------------------------------
 
     async def announce(self, outcome: Timeout) -> None:

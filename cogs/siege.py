@@ -231,6 +231,14 @@ class Siege(commands.Cog):
     def boards(self) -> Any:
         return self.bot.boards
 
+    @siege.command(name="turns", description="Every game, in every server, waiting for you.")
+    async def turns(self, interaction: discord.Interaction[Any]) -> None:
+        async def flow() -> None:
+            embed = await self.bot.clockwork.turns(interaction.user.id)
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+
+        await self.hall.guarded(interaction, flow)
+
     @siege.command(name="leaderboard", description="The server's best players of a game.")
     @app_commands.describe(
         game="The game whose board to show",

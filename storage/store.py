@@ -290,6 +290,17 @@ class Store:
 
         return await self._db.read(run)
 
+    async def turns_of(self, user_id: int) -> list[TableRecord]:
+        """Running tables, in every server, where it is this user's turn: the most urgent
+        deadline first, tables without a clock last."""
+        tables = [t for t in await self.open_tables_of(user_id) if t.status == "running"]
+        mine = []
+        for table in tables:
+            seat = table.engine.to_act(table.running_state())
+            if seat is not None and table.seats[seat] == user_id:
+                mine.append(table)
+        return sorted(mine, key=lambda t: (t.deadline is None, t.deadline or "", t.id))
+
     async def replay(self, table_id: int, upto: int | None = None) -> State:
         """Rebuild a table's state from its seed and action log (it equals the stored state),
         or with ``upto`` the state after its first ``upto`` actions."""

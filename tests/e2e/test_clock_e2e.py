@@ -124,3 +124,42 @@ async def test_a_restart_after_downtime_shifts_deadlines(world: World) -> None:
     assert moved.deadline is not None and table.deadline is not None
     assert datetime.fromisoformat(moved.deadline) > datetime.fromisoformat(table.deadline)
     assert moved.ply == 0
+
+
+async def test_turns_lists_every_server_most_urgent_first(world: World) -> None:
+    w = world
+    clock = await with_clock(w)
+    other = w.fake.add_guild("Another Keep")
+    await w.restart_bot()  # the bot now sits in both servers
+    store = w.running.store
+    relaxed = await store.create_table(
+        guild_id=w.guild.id,
+        channel_id=w.channel.id,
+        game="castles",
+        host_id=w.bob.id,
+        options={"dealer": 1},
+        seats=(w.alice.id, w.bob.id),  # Bob deals: Alice moves first
+        start=True,
+    )
+    urgent = await store.create_table(
+        guild_id=other.id,
+        channel_id=other.add_text_channel("keep").id,
+        game="castles",
+        host_id=w.bob.id,
+        options={"dealer": 1},
+        seats=(w.alice.id, w.bob.id),
+        start=True,
+        time_control="live:10",
+    )
+    clock.advance(minutes=1)
+    handle = await w.alice.slash(w.channel, "siege turns")
+    answer = handle.response_message
+    assert answer is not None and handle.ephemeral
+    lines = [line for line in answer.text().splitlines() if "table #" in line]
+    assert len(lines) == 2
+    assert f"table #{urgent.id} in Another Keep" in lines[0]
+    assert f"table #{relaxed.id} in {w.guild.name}" in lines[1]
+    assert "due <t:" in lines[0] and "no clock" in lines[1]
+    handle = await w.bob.slash(w.channel, "siege turns")
+    assert handle.response_message is not None
+    assert "No game is waiting for your move." in handle.response_message.text()
