@@ -28,12 +28,16 @@ CREATE TABLE result_seats (
     outcome     TEXT    NOT NULL CHECK (outcome IN ('win', 'loss', 'draw')),
     score       INTEGER,
     rating_before REAL,                          -- shown (conservative) rating, all-time board
-    rating_after  REAL,
+    rating_after  REAL,                          -- NULL for an unrated game
+    guild_id    INTEGER,                         -- the result's, repeated here so a player's
+    game        TEXT    NOT NULL,                -- history is one range of the index below
+    seq         INTEGER NOT NULL,
     PRIMARY KEY (table_id, seat)
 ) WITHOUT ROWID;
 
--- Covering for a player's rating history (their seats first, then each result by its key).
-CREATE INDEX result_seats_user ON result_seats (user_id, table_id, rating_after);
+CREATE INDEX result_seats_user ON result_seats (user_id, table_id);
+-- A player's rating history in a server and game, in commit order, read from the index alone.
+CREATE INDEX result_seats_history ON result_seats (user_id, guild_id, game, seq, rating_after);
 
 CREATE TABLE ratings (
     guild_id    INTEGER NOT NULL,
