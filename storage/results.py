@@ -221,16 +221,28 @@ def history(
 def recent(
     conn: sqlite3.Connection, guild_id: int, user_id: int, game: str | None, limit: int
 ) -> list[GameResult]:
-    """A player's latest finished games in a server, newest first."""
-    rows = conn.execute(
-        "SELECT r.table_id, r.game, r.ended_at, r.reason, r.plies, r.rated,"
-        " s.rating_after - s.rating_before, t.channel_id, t.message_id"
-        " FROM result_seats AS s JOIN results AS r USING (table_id)"
-        " JOIN tables AS t ON t.id = r.table_id"
-        " WHERE s.user_id = ? AND r.guild_id = ? AND (? IS NULL OR r.game = ?)"
-        " GROUP BY r.table_id ORDER BY r.seq DESC LIMIT ?",
-        (user_id, guild_id, game, game, limit),
+    """A player's latest finished games in a server, newest first: the newest of their seats
+    by an index range (``result_seats_recent``, or ``_history`` for one game), then each game."""
+    picked = conn.execute(
+        "SELECT table_id, rating_after - rating_before FROM result_seats"
+        " WHERE user_id = ? AND guild_id = ?"
+        + (" AND game = ?" if game is not None else "")
+        + " ORDER BY seq DESC LIMIT ?",
+        (user_id, guild_id, *((game,) if game is not None else ()), limit * 2),
     ).fetchall()
+    changes: dict[int, float | None] = {}
+    for table_id, change in picked:  # one person in two seats (a solo table) counts once
+        changes.setdefault(int(table_id), change)
+    rows = []
+    for table_id in list(changes)[:limit]:
+        key, ended_at, reason, plies, rated, channel, message = conn.execute(
+            "SELECT r.game, r.ended_at, r.reason, r.plies, r.rated, t.channel_id, t.message_id"
+            " FROM results AS r JOIN tables AS t ON t.id = r.table_id WHERE r.table_id = ?",
+            (table_id,),
+        ).fetchone()
+        rows.append(
+            (table_id, key, ended_at, reason, plies, rated, changes[table_id], channel, message)
+        )
     found = []
     for table_id, key, ended_at, reason, plies, rated, change, channel, message in rows:
         seats = conn.execute(

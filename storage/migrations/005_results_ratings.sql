@@ -36,6 +36,8 @@ CREATE TABLE result_seats (
 ) WITHOUT ROWID;
 
 CREATE INDEX result_seats_user ON result_seats (user_id, table_id);
+-- A player's latest games in a server, newest first (/siege history).
+CREATE INDEX result_seats_recent ON result_seats (user_id, guild_id, seq);
 -- A player's rating history in a server and game, in commit order, read from the index alone.
 CREATE INDEX result_seats_history ON result_seats (user_id, guild_id, game, seq, rating_after);
 

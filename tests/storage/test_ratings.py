@@ -307,3 +307,22 @@ async def test_games_finished_before_ratings_existed_are_backfilled(db_path: Pat
         assert weights == [(1.0,), (0.5,)]  # same players, same day
     finally:
         await store.close()
+
+
+async def test_recent_results_newest_first_per_game_and_once_per_table(
+    rated_store: Store, clock: Clock
+) -> None:
+    first = await play(rated_store, ALICE, BOB)
+    clock.advance(minutes=5)
+    king = await play(rated_store, BOB, ALICE, game="king")
+    clock.advance(minutes=5)
+    solo = await play(rated_store, ALICE, ALICE)  # both seats hers: listed once, unrated
+    recent = await rated_store.recent_results(GUILD, ALICE)
+    assert [g.table_id for g in recent] == [solo.id, king.id, first.id]
+    assert recent[0].rating_change is None and recent[0].seats == (ALICE, ALICE)
+    assert recent[2].rating_change is not None and recent[2].rating_change > 0
+    assert [g.table_id for g in await rated_store.recent_results(GUILD, ALICE, "king")] == [king.id]
+    assert [g.table_id for g in await rated_store.recent_results(GUILD, ALICE, limit=1)] == [
+        solo.id
+    ]
+    assert await rated_store.recent_results(OTHER_GUILD, ALICE) == []
