@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import tasks
 
+from cogs.hall import USER_MENTIONS, jump_url, mention
 from cogs.render import get_renderer
 from storage import Store, TableRecord, Timeout
 
@@ -26,11 +27,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("siege.clock")
 
 SWEEP_EVERY = timedelta(seconds=30)
-USER_MENTIONS = discord.AllowedMentions(users=True, roles=False, everyone=False)
-
-
-def mention(user_id: int) -> str:
-    return f"<@{user_id}>"
 
 
 def when(stamp: str) -> str:
@@ -155,12 +151,9 @@ class Clockwork:
             return
         await self.say(table, f"{mention(user)} {text}")
 
-    def where(self, table: TableRecord) -> str:
-        if table.message_id is None or table.guild_id is None:
-            return ""
-        return (
-            f"https://discord.com/channels/{table.guild_id}/{table.channel_id}/{table.message_id}"
-        )
+    @staticmethod
+    def where(table: TableRecord) -> str:
+        return jump_url(table) or ""
 
     async def say(self, table: TableRecord, text: str) -> None:
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
