@@ -35,6 +35,7 @@ from cogs.clockwork import Clockwork
 from cogs.components import DYNAMIC_ITEMS
 from cogs.daily import Daily
 from cogs.hall import Hall
+from cogs.offers import OFFER_ITEMS
 from storage import DatabaseUnusable, Store
 
 EXTENSIONS = ("cogs.siege",)
@@ -285,7 +286,7 @@ class SiegeBot(commands.Bot):
             self.clockwork = Clockwork(self, self.hall, self.store)
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
-            self.add_dynamic_items(*DYNAMIC_ITEMS, *BOARD_ITEMS)
+            self.add_dynamic_items(*DYNAMIC_ITEMS, *BOARD_ITEMS, *OFFER_ITEMS)
             await self.clockwork.start()
             self._preparing = False
             self._prepared = True

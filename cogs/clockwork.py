@@ -18,6 +18,7 @@ import discord
 from discord.ext import tasks
 
 from cogs.hall import USER_MENTIONS, jump_url, mention
+from cogs.offers import Offers
 from cogs.render import get_renderer
 from storage import Store, TableRecord, Timeout
 
@@ -52,7 +53,8 @@ class Clockwork:
         self.loop.cancel()
 
     async def sweep(self) -> int:
-        """Act on every missed deadline and due reminder; returns how many were handled."""
+        """Act on every missed deadline, due reminder and expired offer; returns how many were
+        handled."""
         await self.store.heartbeat()
         handled = 0
         for table_id, ply in await self.store.due():
@@ -68,6 +70,9 @@ class Clockwork:
             if await self.store.mark_reminded(table.id, table.ply):
                 handled += 1
                 await self.remind(table)
+        for offer in await self.store.expire_offers():
+            handled += 1
+            await Offers(self.hall).expired(offer)
         return handled
 
     async def turns(self, user_id: int) -> discord.Embed:

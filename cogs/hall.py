@@ -781,34 +781,11 @@ class Hall:
         await self.guarded(interaction, flow)
 
     async def on_rematch(self, interaction: discord.Interaction[Any], tid: int) -> None:
-        async def flow() -> None:
-            old = await self._table(tid)
-            if old.seat_of(interaction.user.id) is None:
-                raise TableError("Only the players of this game can ask for a rematch.")
-            if old.status != "over" or old.result is None:
-                raise TableError("The game is not over yet.")
-            game = get_game(old.game)
-            options = game.rematch_options(old.options, old.result)
-            try:
-                table = await self.store.create_table(
-                    guild_id=old.guild_id,
-                    channel_id=old.channel_id,
-                    game=old.game,
-                    host_id=interaction.user.id,
-                    options=options,
-                    seats=old.seats,
-                    start=True,
-                    rematch_of=old.id,
-                    time_control=old.time_control,
-                )
-            except TableExists as exc:
-                url = jump_url(exc.table)
-                raise TableError(
-                    "This channel already has an open table" + (f": {url}" if url else ".")
-                ) from None
-            await self.post_new_table(interaction, table)
+        """Rematch is an offer: the clicker says yes and the others are asked (cogs/offers.py);
+        the game starts when every player has accepted."""
+        from cogs.offers import Offers  # the offers' flows build on this hall
 
-        await self.guarded(interaction, flow)
+        await self.guarded(interaction, lambda: Offers(self).rematch(interaction, tid))
 
     # -- players -----------------------------------------------------------------------------------
 

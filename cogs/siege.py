@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.offers import Offers
 from cogs.render import get_renderer, playable_games
 from engine import get_game
 from engine.rules import IntRange, SetupError
@@ -180,6 +181,26 @@ class Siege(commands.Cog):
             await self.hall.open_table(interaction, game.value, options, seating, control)
 
         await self.hall.guarded(interaction, flow)
+
+    @siege.command(name="challenge", description="Challenge a member to a two-player game here.")
+    @app_commands.describe(
+        user="Who you challenge (they get Accept / Decline for a day)",
+        game="The game to play (a two-player game)",
+        time_control="Time per move; missed moves are played for you, then forfeit (default: none)",
+    )
+    @app_commands.choices(game=GAME_CHOICES, time_control=CLOCK_CHOICES)
+    async def challenge(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User,
+        game: app_commands.Choice[str],
+        time_control: app_commands.Choice[str] | None = None,
+    ) -> None:
+        control = clock.NONE if time_control is None else time_control.value
+        offers = Offers(self.hall)
+        await self.hall.guarded(
+            interaction, lambda: offers.challenge(interaction, user, game.value, control)
+        )
 
     @siege.command(name="cancel", description="Close this channel's open table.")
     async def cancel(self, interaction: discord.Interaction[Any]) -> None:

@@ -37,7 +37,7 @@ from engine.rules import (
     resolve_options,
     rng_for,
 )
-from storage import clock, daily, results
+from storage import clock, daily, offers, results
 from storage.database import BUSY_TIMEOUT_MS, Database, DatabaseBusy, DatabaseUnusable
 from storage.results import ALL_TIME, GameResult, Standing
 
@@ -622,6 +622,64 @@ class Store:
         """The sweeper ran now (what :meth:`catch_up` measures downtime from)."""
         moment = self._moment()
         await self._write(lambda conn: _beat(conn, moment))
+
+    # -- offers: challenges and rematches (storage/offers.py) -----------------------------------
+
+    async def challenge(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        game: str,
+        challenger_id: int,
+        challenged_id: int,
+        options: Mapping[str, JSON] | None = None,
+        time_control: str = clock.NONE,
+    ) -> offers.OfferRecord:
+        """Offer ``challenged_id`` a two-player game here (``challenger_id`` has said yes)."""
+        opts = resolve_options(get_game(game), options)
+        moment = self._moment()
+
+        def run(conn: sqlite3.Connection) -> offers.OfferRecord:
+            return offers.challenge(
+                conn,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                game=game,
+                options=opts,
+                time_control=time_control,
+                challenger=challenger_id,
+                challenged=challenged_id,
+                moment=moment,
+            )
+
+        return await self._write(run)
+
+    async def offer_rematch(self, table_id: int, user_id: int) -> offers.OfferOutcome:
+        """Ask for a rematch of a finished table, or say yes to the one already asked for."""
+        moment, seed = self._moment(), random.SystemRandom().randrange(2**62)
+        return await self._write(lambda conn: offers.rematch(conn, table_id, user_id, moment, seed))
+
+    async def answer_offer(self, offer_id: int, user_id: int, yes: bool) -> offers.OfferOutcome:
+        """Accept or decline an offer; the last yes starts the game in the same transaction."""
+        moment, seed = self._moment(), random.SystemRandom().randrange(2**62)
+        return await self._write(
+            lambda conn: offers.answer(conn, offer_id, user_id, yes, moment, seed)
+        )
+
+    async def get_offer(self, offer_id: int) -> offers.OfferRecord | None:
+        return await self._db.read(lambda conn: offers.load(conn, offer_id))
+
+    async def set_offer_message(
+        self, offer_id: int, channel_id: int | None, message_id: int | None
+    ) -> None:
+        """Remember the message that carries an offer's Accept / Decline buttons."""
+        await self._write(lambda conn: offers.set_message(conn, offer_id, channel_id, message_id))
+
+    async def expire_offers(self, limit: int = 100) -> list[offers.OfferRecord]:
+        """Close the open offers whose time is up (the sweeper's); returns them."""
+        moment = self._moment()
+        return await self._write(lambda conn: offers.expire(conn, moment, limit))
 
     # -- the daily challenge (Siege at Kurth) ----------------------------------------------------
 

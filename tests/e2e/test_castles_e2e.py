@@ -117,8 +117,11 @@ async def test_full_game_by_clicks_and_selects(world: World) -> None:
     final = w.table_message(table)
     assert "stormed" in final.text()
     assert [b.label for b in final.buttons()] == ["Rematch"]
-    # Rematch: a new running table with the same players; the winner (Alice) deals.
-    await w.bob.click(final, "Rematch")
+    # Rematch is an offer: Bob asks, Alice accepts; then a new running table with the same
+    # players, where the winner (Alice) deals.
+    offer = (await w.bob.click(final, "Rematch")).response_message
+    assert offer is not None
+    await w.alice.click(offer, "Accept")
     await w.fake.settle()
     rematch = await w.table()
     assert rematch.id != table.id and rematch.status == "running"

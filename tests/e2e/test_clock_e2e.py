@@ -4,25 +4,15 @@ after downtime that shifts the deadlines instead of timing anyone out."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 import pytest
 
 from tests.e2e.test_castles_e2e import DEALER_BOB
 from tests.e2e.world import World
+from tests.fakeclock import Clock
 
 pytestmark = pytest.mark.e2e
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 async def with_clock(w: World) -> Clock:

@@ -15,20 +15,10 @@ import pytest
 from engine.castles import GAME
 from storage import StaleAction, Store, TableRecord
 from storage.clock import describe, per_move
+from tests.fakeclock import Clock
 
 ALICE, BOB = 1, 2
 DRAW = {"type": "draw"}
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 @pytest.fixture

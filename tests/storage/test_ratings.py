@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import sqlite3
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,23 +17,11 @@ from storage import Store, TableRecord
 from storage import results as results_module
 from storage.ratings import NEWCOMER, places_of, rate
 from storage.results import record
+from tests.fakeclock import Clock
 
 GUILD, OTHER_GUILD = 77, 78
 ALICE, BOB, CAROL, DAVE = 1, 2, 3, 4
 MIGRATIONS = Path(__file__).resolve().parents[2] / "storage" / "migrations"
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self, start: datetime) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 @pytest.fixture

@@ -1,0 +1,271 @@
+"""Offers: ``/siege challenge`` and the Rematch button, games that start once everyone said yes.
+
+A challenge goes to the challenged player as a DM with Accept / Decline, or as a channel message
+mentioning them when they take no DMs (off, or closed). A rematch asks every other player of the
+finished table in the channel. The store records each answer; the last yes opens the table in
+the offer's channel with every player seated and the game started, posted as a new table message.
+A decline ends the offer and tells whoever made it; the sweeper expires offers nobody answered
+within a day. The buttons carry the offer id, so they work after a restart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import discord
+
+from cogs.components import hall_of
+from engine import get_game
+from storage import TableError, TableRecord, clock
+from storage.offers import OfferOutcome, OfferRecord
+
+if TYPE_CHECKING:
+    from cogs.hall import Hall
+
+log = logging.getLogger("siege.offers")
+
+NO_MENTIONS = discord.AllowedMentions.none()
+USER_MENTIONS = discord.AllowedMentions(users=True, roles=False, everyone=False)
+
+
+def mention(user_id: int) -> str:
+    return f"<@{user_id}>"
+
+
+def when(stamp: str) -> str:
+    return f"<t:{int(datetime.fromisoformat(stamp).timestamp())}:R>"
+
+
+class OfferButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sh:offer:(?P<oid>[0-9]{1,18}):(?P<answer>yes|no)",
+):
+    LABELS: ClassVar[dict[str, tuple[str, discord.ButtonStyle]]] = {
+        "yes": ("Accept", discord.ButtonStyle.success),
+        "no": ("Decline", discord.ButtonStyle.danger),
+    }
+
+    def __init__(self, oid: int, answer: str) -> None:
+        label, style = self.LABELS[answer]
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"sh:offer:{oid}:{answer}")
+        )
+        self.oid, self.answer = oid, answer
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> OfferButton:
+        return cls(int(match["oid"]), match["answer"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await Offers(hall_of(interaction)).on_answer(interaction, self.oid, self.answer == "yes")
+
+
+OFFER_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (OfferButton,)
+
+
+def buttons(offer_id: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(OfferButton(offer_id, "yes"))
+    view.add_item(OfferButton(offer_id, "no"))
+    return view
+
+
+class Offers:
+    """The flows of offers; holds nothing of its own (the hall's client and store)."""
+
+    def __init__(self, hall: Hall) -> None:
+        self.hall = hall
+        self.client = hall.client
+        self.store = hall.store
+
+    def describe(self, offer: OfferRecord) -> str:
+        title = get_game(offer.game).title
+        what = "a rematch" if offer.kind == "rematch" else "a game"
+        return f"{what} of **{title}** ({clock.describe(offer.time_control)})"
+
+    # -- making offers ---------------------------------------------------------------------------
+
+    async def challenge(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | discord.Member,
+        game_key: str,
+        time_control: str,
+    ) -> None:
+        """``/siege challenge``: offer ``user`` a two-player game in this channel."""
+        if interaction.channel_id is None or interaction.guild_id is None:
+            raise TableError("Challenges live in server channels; run this in a channel.")
+        if user.bot:
+            raise TableError("Bots do not take challenges; challenge a person.")
+        await self.hall.remember(interaction)
+        offer = await self.store.challenge(
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            game=game_key,
+            challenger_id=interaction.user.id,
+            challenged_id=user.id,
+            time_control=time_control,
+        )
+        challenger, challenged = mention(offer.host_id), mention(user.id)
+        invite = (
+            f"⚔️ {challenger} challenges you to {self.describe(offer)}. The game opens in "
+            f"<#{offer.channel_id}> with both of you seated, {challenger} first. This offer "
+            f"expires {when(offer.expires_at)}."
+        )
+        sent = None
+        if await self.store.dm_mode(user.id) == "on":
+            sent = await self._dm(user.id, invite, buttons(offer.id))
+        if sent is not None:
+            await self.store.set_offer_message(offer.id, sent.channel.id, sent.id)
+            await interaction.response.send_message(
+                f"⚔️ {challenger} challenged {challenged} to {self.describe(offer)}. "
+                f"I sent {challenged} the offer by DM; it expires {when(offer.expires_at)}.",
+                allowed_mentions=NO_MENTIONS,
+            )
+            return
+        await interaction.response.send_message(
+            f"{challenged}, {invite.removeprefix('⚔️ ')}",
+            view=buttons(offer.id),
+            allowed_mentions=USER_MENTIONS,
+        )
+        message = await interaction.original_response()
+        await self.store.set_offer_message(offer.id, message.channel.id, message.id)
+
+    async def rematch(self, interaction: discord.Interaction[Any], tid: int) -> None:
+        """The Rematch button of a finished table: the clicker says yes and every other player
+        is asked in the channel (a second click on Rematch answers yes to that offer)."""
+        outcome = await self.store.offer_rematch(tid, interaction.user.id)
+        offer = outcome.offer
+        if outcome.table is not None:
+            await self.hall.post_new_table(interaction, outcome.table)
+            await self._close_message(offer, f"✅ Everyone accepted {self.describe(offer)}.")
+            return
+        if offer.message_id is not None:  # an offer already asked for: this click said yes
+            waiting = ", ".join(mention(uid) for uid in offer.waiting_for())
+            await interaction.response.send_message(
+                f"You accepted the rematch; waiting for {waiting}.",
+                ephemeral=True,
+                allowed_mentions=NO_MENTIONS,
+            )
+            return
+        others = " ".join(mention(uid) for uid in offer.waiting_for())
+        await interaction.response.send_message(
+            f"🔁 {others}: {mention(offer.host_id)} offers {self.describe(offer)} of table "
+            f"#{tid}, same seats. It starts when every player has accepted; the offer expires "
+            f"{when(offer.expires_at)}.",
+            view=buttons(offer.id),
+            allowed_mentions=USER_MENTIONS,
+        )
+        message = await interaction.original_response()
+        await self.store.set_offer_message(offer.id, message.channel.id, message.id)
+
+    # -- answers -----------------------------------------------------------------------------------
+
+    async def on_answer(self, interaction: discord.Interaction[Any], oid: int, yes: bool) -> None:
+        async def flow() -> None:
+            outcome = await self.store.answer_offer(oid, interaction.user.id, yes)
+
+            async def follow_up() -> None:
+                await self._after_answer(interaction, outcome, yes)
+
+            await self.hall.after_commit(
+                interaction, follow_up(), done="Your answer counted" if yes else "You declined"
+            )
+
+        await self.hall.guarded(interaction, flow)
+
+    async def _after_answer(
+        self, interaction: discord.Interaction[Any], outcome: OfferOutcome, yes: bool
+    ) -> None:
+        offer, user = outcome.offer, interaction.user.id
+        if not yes:
+            text = f"❌ {mention(user)} declined {self.describe(offer)}."
+            await interaction.response.edit_message(
+                content=text, view=None, allowed_mentions=NO_MENTIONS
+            )
+            await self._tell(offer, offer.host_id, text)
+            return
+        if outcome.table is None:
+            waiting = ", ".join(mention(uid) for uid in offer.waiting_for())
+            await interaction.response.send_message(
+                f"You accepted; waiting for {waiting}.",
+                ephemeral=True,
+                allowed_mentions=NO_MENTIONS,
+            )
+            return
+        table = outcome.table
+        await interaction.response.edit_message(
+            content=f"✅ Accepted {self.describe(offer)}: table #{table.id} is on "
+            f"in <#{table.channel_id}>.",
+            view=None,
+            allowed_mentions=NO_MENTIONS,
+        )
+        await self.post_table(table)
+
+    async def post_table(self, table: TableRecord) -> None:
+        """Post a started game as a new table message in its channel, with its panels and first
+        turn ping (the answer may have come from a DM, so not as the interaction's reply)."""
+        parts = await self.hall.table_parts(table)
+        channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+        message = await channel.send(**parts.send_kwargs())
+        await self.store.set_message(table.id, message.id)
+        table = await self.store.get_table(table.id) or table
+        await self.hall.refresh_panels(table)
+        await self.hall.turn_ping(table, self.hall.turn_passed_to(table, None))
+
+    # -- expiry (from the sweeper) -----------------------------------------------------------------
+
+    async def expired(self, offer: OfferRecord) -> None:
+        """Say in the channel that an offer expired, and take the buttons off its message."""
+        waiting = " ".join(mention(uid) for uid in offer.waiting_for())
+        text = (
+            f"⌛ {mention(offer.host_id)}'s offer of {self.describe(offer)} expired: "
+            f"{waiting} did not answer within a day."
+        )
+        await self._close_message(offer, text)  # an edit notifies nobody: a new message does
+        await self._say(offer, text)
+
+    # -- messages ----------------------------------------------------------------------------------
+
+    async def _close_message(self, offer: OfferRecord, text: str) -> None:
+        if offer.message_channel_id is None or offer.message_id is None:
+            return
+        channel = self.client.get_partial_messageable(offer.message_channel_id)
+        with contextlib.suppress(discord.HTTPException):
+            await channel.get_partial_message(offer.message_id).edit(
+                content=text, view=None, allowed_mentions=NO_MENTIONS
+            )
+
+    async def _tell(self, offer: OfferRecord, user_id: int, text: str) -> None:
+        """Tell one player: a DM, or a channel mention when they take no DMs."""
+        if await self.store.dm_mode(user_id) == "on" and await self.hall.dm(user_id, text):
+            return
+        await self._say(offer, f"{mention(user_id)} {text}")
+
+    async def _say(self, offer: OfferRecord, text: str) -> None:
+        channel = self.client.get_partial_messageable(offer.channel_id, guild_id=offer.guild_id)
+        try:
+            await channel.send(text, allowed_mentions=USER_MENTIONS)
+        except discord.HTTPException:
+            log.warning("offer %s: could not post a notice", offer.id)
+
+    async def _dm(self, user_id: int, text: str, view: discord.ui.View) -> discord.Message | None:
+        """A DM with buttons; ``None`` when it cannot be sent (closed DMs are remembered)."""
+        try:
+            channel = await self.client.create_dm(discord.Object(user_id))
+            return await channel.send(text, view=view, allowed_mentions=NO_MENTIONS)
+        except discord.Forbidden as exc:
+            if exc.code == 50007:
+                await self.store.set_dm_mode(user_id, "closed")
+            return None
+        except discord.HTTPException:
+            return None
+
+
+__all__ = ["OFFER_ITEMS", "OfferButton", "Offers"]

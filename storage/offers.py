@@ -1,0 +1,318 @@
+"""Offers, on the database thread (plain sqlite3): challenges and rematches that start a game
+once every player has said yes.
+
+An offer is one ``offers`` row and one ``offer_seats`` row per seat of the game it would start,
+each with that player's answer. The one who makes it has said yes. Each function here is the
+body of one write transaction: answering the last seat and creating the table commit together
+(through the store's ``_new_table``), so two accepts at the same instant start one game. An open
+offer expires after :data:`OFFER_WAIT`; the sweeper closes those due with :func:`expire`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+from engine import get_game
+from engine.rules import JSON
+from storage import clock
+from storage import store as tables
+
+OFFER_WAIT = timedelta(hours=24)
+Kind = Literal["challenge", "rematch"]
+OfferStatus = Literal["open", "accepted", "declined", "expired"]
+CLOSED = {
+    "accepted": "This offer was already accepted: the game is on.",
+    "declined": "This offer was declined.",
+    "expired": "This offer has expired; make a new one.",
+}
+
+
+@dataclass(frozen=True)
+class OfferRecord:
+    id: int
+    kind: Kind
+    guild_id: int | None
+    channel_id: int
+    game: str
+    options: dict[str, JSON]
+    time_control: str
+    host_id: int
+    rematch_of: int | None
+    status: OfferStatus
+    table_id: int | None
+    message_channel_id: int | None
+    message_id: int | None
+    expires_at: str
+    seats: tuple[int, ...]
+    answers: tuple[str | None, ...]
+
+    def waiting_for(self) -> tuple[int, ...]:
+        """The players who have not answered yet (each once)."""
+        return tuple(
+            dict.fromkeys(u for u, a in zip(self.seats, self.answers, strict=True) if a is None)
+        )
+
+
+@dataclass(frozen=True)
+class OfferOutcome:
+    """What an answer did: the offer as it now stands, and the game it started, if any."""
+
+    offer: OfferRecord
+    table: tables.TableRecord | None = None
+
+
+def challenge(
+    conn: sqlite3.Connection,
+    *,
+    guild_id: int | None,
+    channel_id: int,
+    game: str,
+    options: dict[str, JSON],
+    time_control: str,
+    challenger: int,
+    challenged: int,
+    moment: datetime,
+) -> OfferRecord:
+    """A challenge from ``challenger`` to ``challenged``: a two-player game, challenger first."""
+    if challenger == challenged:
+        raise tables.TableError("You cannot challenge yourself; open a table with /siege new.")
+    engine = get_game(game)
+    if engine.max_seats == 1:
+        raise tables.TableError(f"{engine.title} is a solo game: start it with /siege new.")
+    if not engine.min_seats <= 2 <= engine.max_seats:
+        raise tables.TableError(f"{engine.title} is not a game for two players.")
+    clock.per_move(time_control)  # refuses an unknown control before anything is written
+    existing = tables._open_table_in(conn, channel_id)
+    if existing is not None:
+        raise tables.TableError(
+            "This channel already has an open table. Challenge from a thread (each thread is "
+            "a channel of its own), or once the table is closed."
+        )
+    row = conn.execute(
+        "SELECT offers.id FROM offers JOIN offer_seats AS them ON them.offer_id = offers.id"
+        " WHERE offers.status = 'open' AND offers.kind = 'challenge' AND offers.host_id = ?"
+        " AND offers.channel_id = ? AND them.user_id = ?",
+        (challenger, channel_id, challenged),
+    ).fetchone()
+    if row is not None:
+        raise tables.TableError(
+            "You have already challenged this player here; wait for their answer."
+        )
+    return _insert(
+        conn,
+        kind="challenge",
+        guild_id=guild_id,
+        channel_id=channel_id,
+        game=game,
+        options=options,
+        time_control=time_control,
+        host_id=challenger,
+        rematch_of=None,
+        seats=(challenger, challenged),
+        moment=moment,
+    )
+
+
+def rematch(
+    conn: sqlite3.Connection, table_id: int, user_id: int, moment: datetime, seed: int
+) -> OfferOutcome:
+    """``user_id`` asks for a rematch of a finished table: the same seats, options (as the
+    game's ``rematch_options`` has them) and time control. A second click on Rematch while an
+    offer is open answers yes to it; a game where the asker holds every seat starts at once."""
+    old = tables._require(conn, table_id)
+    if old.seat_of(user_id) is None:
+        raise tables.TableError("Only the players of this game can ask for a rematch.")
+    if old.status != "over" or old.result is None:
+        raise tables.TableError("The game is not over yet.")
+    row = conn.execute(
+        "SELECT id FROM offers WHERE rematch_of = ? AND status = 'open'", (table_id,)
+    ).fetchone()
+    if row is not None:
+        return answer(conn, int(row[0]), user_id, True, moment, seed)
+    offer = _insert(
+        conn,
+        kind="rematch",
+        guild_id=old.guild_id,
+        channel_id=old.channel_id,
+        game=old.game,
+        options=old.engine.rematch_options(old.options, old.result),
+        time_control=old.time_control,
+        host_id=user_id,
+        rematch_of=old.id,
+        seats=old.seats,
+        moment=moment,
+    )
+    return _start_if_agreed(conn, offer, moment, seed)
+
+
+def answer(
+    conn: sqlite3.Connection,
+    offer_id: int,
+    user_id: int,
+    yes: bool,
+    moment: datetime,
+    seed: int,
+) -> OfferOutcome:
+    """Record ``user_id``'s answer. A no ends the offer; the last yes starts the game, in this
+    transaction (a channel that has an open table refuses, and the offer stays open)."""
+    offer = load(conn, offer_id)
+    if offer is None:
+        raise tables.TableError("That offer no longer exists.")
+    if offer.status != "open":
+        raise tables.TableError(CLOSED[offer.status])
+    if offer.expires_at <= clock.stamp(moment):
+        raise tables.TableError(CLOSED["expired"])
+    if user_id not in offer.seats:
+        raise tables.TableError("This offer is not for you.")
+    if user_id not in offer.waiting_for():
+        raise tables.TableError("You have already answered this offer.")
+    now = clock.stamp(moment)
+    conn.execute(
+        "UPDATE offer_seats SET answer = ? WHERE offer_id = ? AND user_id = ?",
+        ("yes" if yes else "no", offer.id, user_id),
+    )
+    if not yes:
+        conn.execute(
+            "UPDATE offers SET status = 'declined', updated_at = ? WHERE id = ?", (now, offer.id)
+        )
+        return OfferOutcome(_require(conn, offer.id))
+    return _start_if_agreed(conn, _require(conn, offer.id), moment, seed)
+
+
+def expire(conn: sqlite3.Connection, moment: datetime, limit: int) -> list[OfferRecord]:
+    """Close every open offer whose time is up; returns them as closed."""
+    now = clock.stamp(moment)
+    rows = conn.execute(
+        "SELECT id FROM offers WHERE status = 'open' AND expires_at <= ?"
+        " ORDER BY expires_at LIMIT ?",
+        (now, limit),
+    ).fetchall()
+    ids = [int(row[0]) for row in rows]
+    conn.executemany(
+        "UPDATE offers SET status = 'expired', updated_at = ? WHERE id = ?",
+        [(now, offer_id) for offer_id in ids],
+    )
+    return [_require(conn, offer_id) for offer_id in ids]
+
+
+def set_message(
+    conn: sqlite3.Connection, offer_id: int, channel_id: int | None, message_id: int | None
+) -> None:
+    conn.execute(
+        "UPDATE offers SET message_channel_id = ?, message_id = ? WHERE id = ?",
+        (channel_id, message_id, offer_id),
+    )
+
+
+def load(conn: sqlite3.Connection, offer_id: int) -> OfferRecord | None:
+    row = conn.execute("SELECT * FROM offers WHERE id = ?", (offer_id,)).fetchone()
+    if row is None:
+        return None
+    seats = conn.execute(
+        "SELECT user_id, answer FROM offer_seats WHERE offer_id = ? ORDER BY seat", (offer_id,)
+    ).fetchall()
+    return OfferRecord(
+        id=int(row["id"]),
+        kind=row["kind"],
+        guild_id=row["guild_id"],
+        channel_id=int(row["channel_id"]),
+        game=row["game"],
+        options=json.loads(row["options"]),
+        time_control=row["time_control"],
+        host_id=int(row["host_id"]),
+        rematch_of=row["rematch_of"],
+        status=row["status"],
+        table_id=row["table_id"],
+        message_channel_id=row["message_channel_id"],
+        message_id=row["message_id"],
+        expires_at=row["expires_at"],
+        seats=tuple(int(s[0]) for s in seats),
+        answers=tuple(s[1] for s in seats),
+    )
+
+
+def _require(conn: sqlite3.Connection, offer_id: int) -> OfferRecord:
+    offer = load(conn, offer_id)
+    if offer is None:
+        raise tables.TableError("That offer no longer exists.")
+    return offer
+
+
+def _insert(
+    conn: sqlite3.Connection,
+    *,
+    kind: Kind,
+    guild_id: int | None,
+    channel_id: int,
+    game: str,
+    options: dict[str, JSON],
+    time_control: str,
+    host_id: int,
+    rematch_of: int | None,
+    seats: tuple[int, ...],
+    moment: datetime,
+) -> OfferRecord:
+    now = clock.stamp(moment)
+    cur = conn.execute(
+        "INSERT INTO offers (kind, guild_id, channel_id, game, options, time_control, host_id,"
+        " rematch_of, expires_at, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            kind,
+            guild_id,
+            channel_id,
+            game,
+            json.dumps(options),
+            time_control,
+            host_id,
+            rematch_of,
+            clock.stamp(moment + OFFER_WAIT),
+            now,
+            now,
+        ),
+    )
+    assert cur.lastrowid is not None
+    conn.executemany(
+        "INSERT INTO offer_seats (offer_id, seat, user_id, answer) VALUES (?, ?, ?, ?)",
+        [(cur.lastrowid, n, uid, "yes" if uid == host_id else None) for n, uid in enumerate(seats)],
+    )
+    return _require(conn, cur.lastrowid)
+
+
+def _start_if_agreed(
+    conn: sqlite3.Connection, offer: OfferRecord, moment: datetime, seed: int
+) -> OfferOutcome:
+    if offer.waiting_for():
+        return OfferOutcome(offer)
+    try:
+        table = tables._new_table(
+            conn,
+            guild_id=offer.guild_id,
+            channel_id=offer.channel_id,
+            game=offer.game,
+            options=offer.options,
+            seed=seed,
+            host_id=offer.host_id,
+            seats=offer.seats,
+            start=True,
+            moment=moment,
+            rematch_of=offer.rematch_of,
+            time_control=offer.time_control,
+        )
+    except tables.TableExists:
+        raise tables.TableError(
+            "The channel has an open table now, so the game cannot start there yet; answer "
+            "again once it is closed (the offer stays open until it expires)."
+        ) from None
+    conn.execute(
+        "UPDATE offers SET status = 'accepted', table_id = ?, updated_at = ? WHERE id = ?",
+        (table.id, clock.stamp(moment), offer.id),
+    )
+    return OfferOutcome(_require(conn, offer.id), table)
+
+
+__all__ = ["OFFER_WAIT", "OfferOutcome", "OfferRecord", "answer", "challenge", "expire", "rematch"]
