@@ -67,13 +67,35 @@ class Clockwork:
                 handled += 1
                 await self.announce(outcome)
         for table in await self.store.reminders_due():
+            seat = table.engine.to_act(table.running_state())
+            if seat is None:
+                continue
+            settings = await self.store.settings(table.seats[seat])
+            if settings.is_quiet(self.store.now()):
+                continue  # quiet hours delay the reminder (a later sweep sends it)
             if await self.store.mark_reminded(table.id, table.ply):
                 handled += 1
                 await self.remind(table)
         for offer in await self.store.expire_offers():
             handled += 1
             await Offers(self.hall).expired(offer)
+        for user_id in await self.store.digests_due():
+            if await self.store.digest_sent(user_id):
+                handled += 1
+                await self.digest(user_id)
         return handled
+
+    async def digest(self, user_id: int) -> None:
+        """The opt-in daily DM: the games waiting for this player (none waiting, no DM)."""
+        if not await self.store.turns_of(user_id):
+            return
+        embed = await self.turns(user_id)
+        embed.title = "Your daily digest: games waiting for your move"
+        try:
+            channel = await self.client.create_dm(discord.Object(user_id))
+            await channel.send(embed=embed)
+        except discord.HTTPException:
+            log.info("the daily digest could not be sent to a player")
 
     async def turns(self, user_id: int) -> discord.Embed:
         """``/siege turns``: every game in every server where it is this user's turn, the most

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import random
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -17,7 +18,7 @@ from cogs.offers import Offers
 from cogs.render import get_renderer, playable_games
 from engine import get_game
 from engine.rules import IntRange, SetupError
-from storage import Seating, TableError, clock
+from storage import Seating, TableError, clock, players
 
 if TYPE_CHECKING:
     from bot import SiegeBot
@@ -31,14 +32,14 @@ DEALER_CHOICES = [
     app_commands.Choice(name="The second player (seat 2)", value="1"),
 ]
 SIDE_CHOICES = [
-    app_commands.Choice(name="First side (Siege 1966: the attacking Knights)", value="host_first"),
-    app_commands.Choice(name="Second side (Siege 1966: the defending castle)", value="host_second"),
+    app_commands.Choice(name="The attacking Knights", value="host_first"),
+    app_commands.Choice(name="The defending castle", value="host_second"),
     app_commands.Choice(name="Random", value="random"),
 ]
 DIFFICULTY_CHOICES = [
-    app_commands.Choice(name="Easy (lost at 5 overrun locations)", value="easy"),
-    app_commands.Choice(name="Normal (lost at 4 overrun locations)", value="normal"),
-    app_commands.Choice(name="Advanced (lost at 3 overrun locations)", value="advanced"),
+    app_commands.Choice(name="Easy (5 overrun)", value="easy"),
+    app_commands.Choice(name="Normal (4 overrun)", value="normal"),
+    app_commands.Choice(name="Advanced (3 overrun)", value="advanced"),
 ]
 TOWERS = get_game("towers")
 _TOWERS_RANGES = {o.name: o for o in TOWERS.options if isinstance(o, IntRange)}
@@ -103,17 +104,17 @@ class Siege(commands.Cog):
     @siege.command(name="new", description="Open a table for a game in this channel.")
     @app_commands.describe(
         game="The game to play",
-        dealer="Castles Besieged only: who deals (the other player moves first)",
-        side="Games with sides only: which side you, the host, play",
-        specials="Siege the King only: play with the special cards (default: yes)",
-        difficulty="Siege at Kurth only: overrun locations that lose the city (default: normal)",
-        start_chips="Tower poker only: chips per player at the start (default: 100)",
-        ante="Tower poker only: paid by every player at the start of each hand (default: 1)",
-        tower_height="Tower poker only: cards in each of the four towers (default: 10)",
-        small_bet="Tower poker only: bet and raise size while at most 2 tower cards are up",
-        big_bet="Tower poker only: bet and raise size once 3 tower cards are up",
-        max_raises="Tower poker only: raises allowed per betting round (default: 3)",
-        time_control="Time per move; missed moves are played for you, then forfeit (default: none)",
+        dealer="Castles Besieged only: who deals (the other moves first)",
+        side="Siege 1966 only: the side you play",
+        specials="Siege the King only: special cards (default: on)",
+        difficulty="Siege at Kurth only (default: normal)",
+        start_chips="Tower poker: starting chips (default 100)",
+        ante="Tower poker: ante per hand (default 1)",
+        tower_height="Tower poker: cards per tower (default 10)",
+        small_bet="Tower poker: bet size up to 2 tower cards up (default 1)",
+        big_bet="Tower poker: bet size from 3 tower cards up (default 2)",
+        max_raises="Tower poker: raises per round (default 3)",
+        time_control="Time per move (default: no clock)",
     )
     @app_commands.choices(
         game=GAME_CHOICES,
@@ -186,7 +187,7 @@ class Siege(commands.Cog):
     @app_commands.describe(
         user="Who you challenge (they get Accept / Decline for a day)",
         game="The game to play (a two-player game)",
-        time_control="Time per move; missed moves are played for you, then forfeit (default: none)",
+        time_control="Time per move (default: no clock)",
     )
     @app_commands.choices(game=GAME_CHOICES, time_control=CLOCK_CHOICES)
     async def challenge(
@@ -251,6 +252,44 @@ class Siege(commands.Cog):
     @property
     def boards(self) -> Any:
         return self.bot.boards
+
+    @siege.command(name="settings", description="Your time zone, quiet hours and daily digest.")
+    @app_commands.describe(
+        timezone="Your time zone, like Europe/Paris or America/Chicago (default: UTC)",
+        quiet_hours="Hours without reminders, like 22-8 (your time), or off",
+        digest="A DM each morning listing the games waiting for your move",
+    )
+    async def settings(
+        self,
+        interaction: discord.Interaction[Any],
+        timezone: str | None = None,
+        quiet_hours: str | None = None,
+        digest: bool | None = None,
+    ) -> None:
+        async def flow() -> None:
+            current = await self.bot.store.settings(interaction.user.id)
+            changed = replace(
+                current,
+                timezone=current.timezone if timezone is None else _timezone(timezone),
+                digest=current.digest if digest is None else digest,
+            )
+            if quiet_hours is not None:
+                start, end = _quiet_hours(quiet_hours)
+                changed = replace(changed, quiet_from=start, quiet_to=end)
+            if changed != current:
+                await self.bot.store.set_settings(interaction.user.id, changed)
+            quiet = (
+                "off"
+                if changed.quiet_from is None
+                else f"{changed.quiet_from:02d}:00–{changed.quiet_to:02d}:00"
+            )
+            await interaction.response.send_message(
+                f"Time zone **{changed.timezone}** · quiet hours **{quiet}** (reminders wait; "
+                f"deadlines do not) · daily digest **{'on' if changed.digest else 'off'}**.",
+                ephemeral=True,
+            )
+
+        await self.hall.guarded(interaction, flow)
 
     @siege.command(name="turns", description="Every game, in every server, waiting for you.")
     async def turns(self, interaction: discord.Interaction[Any]) -> None:
@@ -383,6 +422,31 @@ class Siege(commands.Cog):
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         await self.hall.channel_gone(payload.thread_id)
+
+
+def _timezone(name: str) -> str:
+    try:
+        return players.check_timezone(name.strip())
+    except ValueError as exc:
+        raise TableError(str(exc)) from None
+
+
+def _quiet_hours(text: str) -> tuple[int | None, int | None]:
+    """``"22-8"`` as (22, 8); ``"off"`` as no quiet hours.
+
+    >>> _quiet_hours("22-8"), _quiet_hours(" off ")
+    ((22, 8), (None, None))
+    """
+    words = text.strip().lower()
+    if words in ("off", "none", "no"):
+        return None, None
+    start, _, end = words.partition("-")
+    if not (start.strip().isdecimal() and end.strip().isdecimal()):
+        raise TableError("Quiet hours are two hours of your day, like 22-8, or off.")
+    first, last = int(start), int(end)
+    if not (0 <= first <= 23 and 0 <= last <= 23) or first == last:
+        raise TableError("Quiet hours are two different hours from 0 to 23, like 22-8.")
+    return first, last
 
 
 async def setup(bot: SiegeBot) -> None:

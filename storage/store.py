@@ -37,7 +37,7 @@ from engine.rules import (
     resolve_options,
     rng_for,
 )
-from storage import clock, daily, offers, results
+from storage import clock, daily, offers, players, results
 from storage.database import BUSY_TIMEOUT_MS, Database, DatabaseBusy, DatabaseUnusable
 from storage.results import ALL_TIME, GameResult, Standing
 
@@ -813,6 +813,24 @@ class Store:
         await self._write(run)
 
     # -- players and DM panels -----------------------------------------------------------------
+
+    async def settings(self, user_id: int) -> players.Settings:
+        return await self._db.read(lambda conn: players.load(conn, user_id))
+
+    async def set_settings(self, user_id: int, settings: players.Settings) -> None:
+        await self._write(lambda conn: players.save(conn, user_id, settings))
+
+    async def digests_due(self) -> list[int]:
+        moment = self._moment()
+        return await self._db.read(lambda conn: players.digests_due(conn, moment))
+
+    async def digest_sent(self, user_id: int) -> bool:
+        moment = self._moment()
+        return await self._write(lambda conn: players.digest_sent(conn, user_id, moment))
+
+    def now(self) -> datetime:
+        """The store's clock (the one deadlines are kept by)."""
+        return self._moment()
 
     async def remember_names(self, names: Mapping[int, str]) -> None:
         """Keep the names players were last seen under (written only when one changed)."""

@@ -4,7 +4,7 @@ after downtime that shifts the deadlines instead of timing anyone out."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
 
@@ -153,3 +153,47 @@ async def test_turns_lists_every_server_most_urgent_first(world: World) -> None:
     handle = await w.bob.slash(w.channel, "siege turns")
     assert handle.response_message is not None
     assert "No game is waiting for your move." in handle.response_message.text()
+
+
+async def test_quiet_hours_delay_the_reminder_and_the_digest_comes_once_a_day(
+    world: World,
+) -> None:
+    w = world
+    clock = await with_clock(w)
+    clock.now = datetime(2026, 11, 25, 2, 0, tzinfo=UTC)  # 11:00 in Tokyo
+    handle = await w.alice.slash(
+        w.channel, "siege settings", timezone="Asia/Tokyo", quiet_hours="0-9", digest=True
+    )
+    assert "Asia/Tokyo" in refusal(handle) and "00:00–09:00" in refusal(handle)
+    bad = await w.alice.slash(w.channel, "siege settings", timezone="Mars/Olympus")
+    assert "not a time zone" in refusal(bad)
+    handle = await w.alice.slash(
+        w.channel, "siege new", game="castles", dealer=DEALER_BOB, time_control="daily:1"
+    )
+    assert handle.response_message is not None
+    await w.bob.click(handle.response_message, "Join")
+    await w.alice.click(w.fake.latest(handle.response_message), "Start")
+    await w.fake.settle()
+
+    def reminders() -> int:
+        return len([m for m in w.alice.dms() if "is due" in m.text()])
+
+    # 80 % of the day is 21:12 UTC: 06:12 in Tokyo, inside Alice's quiet hours.
+    clock.now = datetime(2026, 11, 25, 21, 30, tzinfo=UTC)
+    await sweep(w)
+    assert reminders() == 0  # held back
+    clock.now = datetime(2026, 11, 26, 0, 5, tzinfo=UTC)  # 09:05 in Tokyo; deadline 02:00
+    await sweep(w)
+    assert reminders() == 1
+    digests = [m for m in w.alice.dms() if "daily digest" in m.text()]
+    assert len(digests) == 1 and "Castles Besieged" in digests[0].text()  # 9:00 local
+    await sweep(w)
+    assert len([m for m in w.alice.dms() if "daily digest" in m.text()]) == 1  # once a day
+    table = await w.table()
+    assert table.ply == 0 and table.status == "running"  # quiet hours never move deadlines
+
+
+def refusal(handle: object) -> str:
+    message = handle.response_message  # type: ignore[attr-defined]
+    assert message is not None
+    return str(message.content)

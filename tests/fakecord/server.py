@@ -80,6 +80,18 @@ MESSAGE_TYPE_CHAT_INPUT_COMMAND = 20
 IDLE_POLLS = 5  # consecutive idle wake-ups settle() requires besides the quiet window
 
 
+#: Names discord.py gives the tasks that run a client's handlers (views, slash commands, events).
+CLIENT_HANDLER_TASKS = ("discord-ui-view-dispatch-", "CommandTree-invoker", "discord.py: on_")
+
+
+def _client_handlers_running() -> bool:
+    """Whether a discord.py client sharing this loop is still inside a handler."""
+    return any(
+        not task.done() and task.get_name().startswith(CLIENT_HANDLER_TASKS)
+        for task in asyncio.all_tasks()
+    )
+
+
 class _LibraryErrorHandler(logging.Handler):
     """Turns ERROR records of the ``discord`` logger (swallowed exceptions) into violations."""
 
@@ -775,7 +787,9 @@ class FakeDiscord:
 
         Done means: every dispatched interaction got its initial response (or passed its
         deadline, which is a violation), no REST request is in flight, no gateway frame is
-        queued, and there was no REST/gateway activity for ``quiet`` seconds (default
+        queued, no discord.py handler task of a client in this loop is still running (a flow
+        waiting on its database between two requests), and there was no REST/gateway activity
+        for ``quiet`` seconds (default
         ``quiet_period``, 40 ms) — counted from the later of the last activity and the call, so
         it always waits at least ``quiet``.  This quiet window is the fixture's only timing
         assumption: work the bot starts more than ``quiet`` after its last request (a timer, a
@@ -789,7 +803,12 @@ class FakeDiscord:
         started = time.monotonic()
         seen, idle_polls = self._activity_seq, 0
         while True:
-            busy = self._inflight or self._unfinished or self.gateway.pending_frames()
+            busy = (
+                self._inflight
+                or self._unfinished
+                or self.gateway.pending_frames()
+                or _client_handlers_running()
+            )
             # Quiet must hold over several wake-ups of the loop, not only on the clock: one
             # long pause of the whole process (a garbage collection) can pass the time window
             # while the bot, sharing this loop, has not had a chance to run its next step.

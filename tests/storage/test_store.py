@@ -529,7 +529,7 @@ async def test_state_of_an_unknown_version_is_corrupt(store: Store, db_path: Pat
         await store.get_table(table.id)
 
 
-@pytest.mark.parametrize("module", ["storage.store", "storage.ratings"])
+@pytest.mark.parametrize("module", ["storage.store", "storage.ratings", "storage.players"])
 def test_storage_doctests(module: str) -> None:
     import doctest
     import importlib

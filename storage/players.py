@@ -1,0 +1,114 @@
+"""A player's own settings: time zone, quiet hours and the daily digest (issue 11).
+
+Quiet hours delay reminders, never deadlines: :func:`is_quiet` is asked before a reminder goes
+out, and a reminder held back goes out at the first sweep after the quiet hours end. The digest
+goes out once a local day, at the first sweep from :data:`DIGEST_HOUR` local time on.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+DIGEST_HOUR = 9
+
+
+@dataclass(frozen=True)
+class Settings:
+    timezone: str = "UTC"
+    quiet_from: int | None = None
+    quiet_to: int | None = None
+    digest: bool = False
+
+    def local(self, moment: datetime) -> datetime:
+        return moment.astimezone(ZoneInfo(self.timezone))
+
+    def is_quiet(self, moment: datetime) -> bool:
+        """Whether ``moment`` falls in the quiet hours (``from`` inclusive, ``to`` exclusive,
+        wrapping past midnight).
+
+        >>> from datetime import UTC
+        >>> night = Settings("Europe/Paris", 22, 8)
+        >>> night.is_quiet(datetime(2026, 11, 25, 22, 30, tzinfo=UTC))  # 23:30 in Paris
+        True
+        >>> night.is_quiet(datetime(2026, 11, 25, 7, 30, tzinfo=UTC))  # 08:30 in Paris
+        False
+        """
+        if self.quiet_from is None or self.quiet_to is None:
+            return False
+        hour = self.local(moment).hour
+        if self.quiet_from <= self.quiet_to:
+            return self.quiet_from <= hour < self.quiet_to
+        return hour >= self.quiet_from or hour < self.quiet_to
+
+
+def check_timezone(name: str) -> str:
+    """The IANA name if this machine knows it, else ``ValueError`` with a sentence."""
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(
+            f"{name!r} is not a time zone I know: use a name like Europe/Paris or America/Chicago."
+        ) from None
+    return name
+
+
+def load(conn: sqlite3.Connection, user_id: int) -> Settings:
+    row = conn.execute(
+        "SELECT timezone, quiet_from, quiet_to, digest FROM players WHERE user_id = ?",
+        (user_id,),
+    ).fetchone()
+    if row is None:
+        return Settings()
+    timezone, quiet_from, quiet_to, digest = row
+    return Settings(timezone or "UTC", quiet_from, quiet_to, bool(digest))
+
+
+def save(conn: sqlite3.Connection, user_id: int, settings: Settings) -> None:
+    conn.execute(
+        "INSERT INTO players (user_id, timezone, quiet_from, quiet_to, digest)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET"
+        " timezone = excluded.timezone, quiet_from = excluded.quiet_from,"
+        " quiet_to = excluded.quiet_to, digest = excluded.digest",
+        (user_id, settings.timezone, settings.quiet_from, settings.quiet_to, int(settings.digest)),
+    )
+
+
+def digests_due(conn: sqlite3.Connection, moment: datetime) -> list[int]:
+    """Players who asked for the digest and have not had today's (their local day), from
+    :data:`DIGEST_HOUR` local time on."""
+    rows = conn.execute(
+        "SELECT user_id, timezone, digest_sent_on FROM players INDEXED BY players_digest"
+        " WHERE digest = 1"
+    ).fetchall()
+    due = []
+    for user_id, timezone, sent_on in rows:
+        local = Settings(timezone or "UTC").local(moment)
+        if local.hour >= DIGEST_HOUR and sent_on != local.date().isoformat():
+            due.append(int(user_id))
+    return due
+
+
+def digest_sent(conn: sqlite3.Connection, user_id: int, moment: datetime) -> bool:
+    """Mark today's digest sent; ``False`` if it already was (once a day, across processes)."""
+    settings = load(conn, user_id)
+    today = settings.local(moment).date().isoformat()
+    cur = conn.execute(
+        "UPDATE players SET digest_sent_on = ? WHERE user_id = ?"
+        " AND (digest_sent_on IS NULL OR digest_sent_on != ?)",
+        (today, user_id, today),
+    )
+    return cur.rowcount == 1
+
+
+__all__ = [
+    "DIGEST_HOUR",
+    "Settings",
+    "check_timezone",
+    "digest_sent",
+    "digests_due",
+    "load",
+    "save",
+]
