@@ -233,7 +233,12 @@ class Hall:
         )
         if game.options:
             embed.add_field(name="Options", value=self.options_text(table), inline=False)
-        embed.add_field(name="Clock", value=clock.describe(table.time_control), inline=False)
+        timing = clock.describe(table.time_control)
+        if table.time_control != clock.NONE:
+            timing += f" · a seat forfeits after {table.forfeit_after} missed move" + (
+                "s" if table.forfeit_after != 1 else ""
+            )
+        embed.add_field(name="Clock", value=timing, inline=False)
         sides = get_renderer(table.game).sides
         if sides:
             embed.add_field(name="Sides", value=self.sides_text(table, sides), inline=False)
@@ -448,6 +453,7 @@ class Hall:
         options: dict[str, Any],
         seating: Seating = "join",
         time_control: str = clock.NONE,
+        forfeit_after: int = 2,
     ) -> None:
         """``/siege new``: open a lobby in this channel, or point at the table already here. A
         solo game (one seat at most) needs no lobby: it starts at once."""
@@ -466,6 +472,7 @@ class Hall:
                 seats=(interaction.user.id,) if solo else None,
                 start=solo,
                 time_control=time_control,
+                forfeit_after=forfeit_after,
             )
         except TableExists as exc:
             url = jump_url(exc.table)

@@ -115,6 +115,7 @@ class Siege(commands.Cog):
         big_bet="Tower poker: bet size from 3 tower cards up (default 2)",
         max_raises="Tower poker: raises per round (default 3)",
         time_control="Time per move (default: no clock)",
+        forfeit_after="With a clock: missed moves before a seat forfeits (default 2)",
     )
     @app_commands.choices(
         game=GAME_CHOICES,
@@ -138,6 +139,7 @@ class Siege(commands.Cog):
         big_bet: BigBet | None = None,
         max_raises: MaxRaises | None = None,
         time_control: app_commands.Choice[str] | None = None,
+        forfeit_after: app_commands.Range[int, 1, 5] | None = None,
     ) -> None:
         async def flow() -> None:
             engine = get_game(game.value)
@@ -179,7 +181,8 @@ class Siege(commands.Cog):
                     raise TableError(f"In {engine.title} every seat plays alike: no sides.")
                 seating = cast(Seating, side.value)
             control = clock.NONE if time_control is None else time_control.value
-            await self.hall.open_table(interaction, game.value, options, seating, control)
+            misses = 2 if forfeit_after is None else forfeit_after
+            await self.hall.open_table(interaction, game.value, options, seating, control, misses)
 
         await self.hall.guarded(interaction, flow)
 
@@ -286,6 +289,22 @@ class Siege(commands.Cog):
             await interaction.response.send_message(
                 f"Time zone **{changed.timezone}** · quiet hours **{quiet}** (reminders wait; "
                 f"deadlines do not) · daily digest **{'on' if changed.digest else 'off'}**.",
+                ephemeral=True,
+            )
+
+        await self.hall.guarded(interaction, flow)
+
+    @siege.command(name="vacation", description="Pause your daily clocks for a few days.")
+    @app_commands.describe(days="Days off (14 a month at most)")
+    async def vacation(
+        self, interaction: discord.Interaction[Any], days: app_commands.Range[int, 1, 14]
+    ) -> None:
+        async def flow() -> None:
+            moved, left = await self.bot.store.take_vacation(interaction.user.id, days)
+            await interaction.response.send_message(
+                f"Enjoy your {days} day{'s' if days != 1 else ''} off: your daily-clock moves "
+                f"wait that much longer ({moved} game{'s' if moved != 1 else ''} waiting for you "
+                f"now). {left} vacation day{'s' if left != 1 else ''} left this month.",
                 ephemeral=True,
             )
 

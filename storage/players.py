@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 DIGEST_HOUR = 9
@@ -76,6 +76,48 @@ def save(conn: sqlite3.Connection, user_id: int, settings: Settings) -> None:
     )
 
 
+VACATION_DAYS_A_MONTH = 14
+
+
+def vacation_left(conn: sqlite3.Connection, user_id: int, moment: datetime) -> timedelta:
+    """How much longer this player's daily clocks wait (nothing when not on vacation)."""
+    row = conn.execute(
+        "SELECT vacation_until FROM players WHERE user_id = ?", (user_id,)
+    ).fetchone()
+    if row is None or row[0] is None:
+        return timedelta(0)
+    return max(datetime.fromisoformat(str(row[0])) - moment, timedelta(0))
+
+
+def take_vacation(conn: sqlite3.Connection, user_id: int, days: int, moment: datetime) -> int:
+    """Start (or extend) ``days`` of vacation from now; returns the days left this month.
+    Raises ``ValueError`` with a sentence past :data:`VACATION_DAYS_A_MONTH` a month."""
+    month = f"{moment:%Y-%m}"
+    row = conn.execute(
+        "SELECT vacation_month, vacation_days, vacation_until FROM players WHERE user_id = ?",
+        (user_id,),
+    ).fetchone()
+    used = int(row[1]) if row is not None and row[0] == month else 0
+    if used + days > VACATION_DAYS_A_MONTH:
+        left = VACATION_DAYS_A_MONTH - used
+        raise ValueError(
+            f"You have {left} vacation day{'s' if left != 1 else ''} left this month "
+            f"({VACATION_DAYS_A_MONTH} a month)."
+        )
+    start = moment
+    if row is not None and row[2] is not None:
+        start = max(moment, datetime.fromisoformat(str(row[2])))
+    until = (start + timedelta(days=days)).isoformat(timespec="milliseconds")
+    conn.execute(
+        "INSERT INTO players (user_id, vacation_until, vacation_month, vacation_days)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET"
+        " vacation_until = excluded.vacation_until, vacation_month = excluded.vacation_month,"
+        " vacation_days = excluded.vacation_days",
+        (user_id, until, month, used + days),
+    )
+    return VACATION_DAYS_A_MONTH - used - days
+
+
 def digests_due(conn: sqlite3.Connection, moment: datetime) -> list[int]:
     """Players who asked for the digest and have not had today's (their local day), from
     :data:`DIGEST_HOUR` local time on."""
@@ -105,10 +147,13 @@ def digest_sent(conn: sqlite3.Connection, user_id: int, moment: datetime) -> boo
 
 __all__ = [
     "DIGEST_HOUR",
+    "VACATION_DAYS_A_MONTH",
     "Settings",
     "check_timezone",
     "digest_sent",
     "digests_due",
     "load",
     "save",
+    "take_vacation",
+    "vacation_left",
 ]

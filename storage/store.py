@@ -48,6 +48,9 @@ Clock = Callable[[], datetime]
 T = TypeVar("T")
 
 
+#: Missed deadlines before a seat forfeits, unless the table says otherwise.
+FORFEIT_AFTER = 2
+
 #: The schema version that added results and ratings (games finished before it are backfilled).
 RESULTS_SCHEMA = 5
 
@@ -107,7 +110,7 @@ class TableRecord:
     time_control: str = clock.NONE
     deadline: str | None = None  # when the seat to act (or the lobby) runs out of time
     remind_at: str | None = None  # when to remind the seat to act (None once reminded)
-    forfeit_after: int = 2  # missed deadlines before a seat forfeits
+    forfeit_after: int = FORFEIT_AFTER  # missed deadlines before a seat forfeits
 
     @property
     def engine(self) -> Game:
@@ -333,8 +336,12 @@ class Store:
         rematch_of: int | None = None,
         seating: Seating = "join",
         time_control: str = clock.NONE,
+        forfeit_after: int = FORFEIT_AFTER,
     ) -> TableRecord:
-        """Open a lobby (the host takes the first seat), or with ``start`` a running game."""
+        """Open a lobby (the host takes the first seat), or with ``start`` a running game.
+        ``forfeit_after``: missed deadlines before a seat forfeits (1 to 5)."""
+        if not 1 <= forfeit_after <= 5:
+            raise TableError("A seat forfeits after 1 to 5 missed moves.")
         opts = resolve_options(get_game(game), options)
         chosen = random.SystemRandom().randrange(2**62) if seed is None else seed
         moment = self._moment()
@@ -353,6 +360,7 @@ class Store:
                 rematch_of=rematch_of,
                 seating=seating,
                 time_control=time_control,
+                forfeit_after=forfeit_after,
                 moment=moment,
             )
 
@@ -424,7 +432,10 @@ class Store:
             state = engine.setup(len(seats), table.options, rng_for(table.seed, "setup"))
             moment = self._moment()
             now = clock.stamp(moment)
-            deadline, remind_at = clock.deadlines(table.time_control, moment)
+            first = engine.to_act(state)
+            deadline, remind_at = _move_deadlines(
+                conn, table.time_control, moment, seats[first if first is not None else 0]
+            )
             conn.execute(
                 "UPDATE tables SET status = 'running', state = ?, version = version + 1,"
                 " updated_at = ?, deadline = ?, remind_at = ? WHERE id = ?",
@@ -832,6 +843,49 @@ class Store:
         """The store's clock (the one deadlines are kept by)."""
         return self._moment()
 
+    async def take_vacation(self, user_id: int, days: int) -> tuple[int, int]:
+        """``days`` of vacation for ``user_id``: the deadlines of their daily-clock moves that
+        are waiting now move on by that much, and new ones wait it out too. Returns (tables
+        whose deadline moved, vacation days left this month); ``TableError`` past the cap."""
+        moment = self._moment()
+
+        def run(conn: sqlite3.Connection) -> tuple[int, int]:
+            try:
+                left = players.take_vacation(conn, user_id, days, moment)
+            except ValueError as exc:
+                raise TableError(str(exc)) from None
+            moved = 0
+            rows = conn.execute(
+                "SELECT tables.id FROM seats JOIN tables ON tables.id = seats.table_id"
+                " WHERE seats.user_id = ? AND tables.status = 'running'"
+                " AND tables.time_control LIKE 'daily:%' AND tables.deadline IS NOT NULL"
+                " GROUP BY tables.id",
+                (user_id,),
+            ).fetchall()
+            for (table_id,) in rows:
+                try:
+                    table = _require(conn, int(table_id))
+                except CorruptTable:
+                    continue
+                seat = table.engine.to_act(table.running_state())
+                if seat is None or table.seats[seat] != user_id or table.deadline is None:
+                    continue
+                shift = timedelta(days=days)
+                conn.execute(
+                    "UPDATE tables SET deadline = ?, remind_at = ? WHERE id = ?",
+                    (
+                        clock.stamp(datetime.fromisoformat(table.deadline) + shift),
+                        None
+                        if table.remind_at is None
+                        else clock.stamp(datetime.fromisoformat(table.remind_at) + shift),
+                        table.id,
+                    ),
+                )
+                moved += 1
+            return moved, left
+
+        return await self._write(run)
+
     async def remember_names(self, names: Mapping[int, str]) -> None:
         """Keep the names players were last seen under (written only when one changed)."""
         known = await self.names(list(names))
@@ -981,8 +1035,11 @@ def _act(
     result = game.result(new_state)
     status: Status = "running" if result is None else "over"
     deadline, remind_at = (None, None)
-    if result is None:
-        deadline, remind_at = clock.deadlines(table.time_control, moment)
+    next_seat = game.to_act(new_state)
+    if result is None and next_seat is not None:
+        deadline, remind_at = _move_deadlines(
+            conn, table.time_control, moment, table.seats[next_seat]
+        )
     cur = conn.execute(
         "UPDATE tables SET state = ?, ply = ply + 1, version = version + 1,"
         " status = ?, result = ?, updated_at = ?, deadline = ?, remind_at = ?"
@@ -1051,6 +1108,7 @@ def _new_table(
     rematch_of: int | None = None,
     seating: Seating = "join",
     time_control: str = clock.NONE,
+    forfeit_after: int = FORFEIT_AFTER,
 ) -> TableRecord:
     """Insert a lobby, or a started game, in a channel that has no open table. A lobby waits
     :data:`clock.LOBBY_WAIT` for its host to start it; a started game's first move has its
@@ -1062,14 +1120,17 @@ def _new_table(
     clock.per_move(time_control)  # refuses an unknown control before anything is written
     state = engine.setup(len(seats), options, rng_for(seed, "setup")) if start else None
     now = clock.stamp(moment)
-    if start:
-        deadline, remind_at = clock.deadlines(time_control, moment)
+    if start and state is not None:
+        first = engine.to_act(state)
+        deadline, remind_at = _move_deadlines(
+            conn, time_control, moment, seats[first if first is not None else 0]
+        )
     else:
         deadline, remind_at = clock.stamp(moment + clock.LOBBY_WAIT), None
     cur = conn.execute(
         "INSERT INTO tables (guild_id, channel_id, game, options, seed, host_id,"
         " status, state, created_at, updated_at, rematch_of, seating, time_control, deadline,"
-        " remind_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " remind_at, forfeit_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             guild_id,
             channel_id,
@@ -1086,6 +1147,7 @@ def _new_table(
             time_control,
             deadline,
             remind_at,
+            forfeit_after,
         ),
     )
     assert cur.lastrowid is not None
@@ -1136,6 +1198,16 @@ def _update_lobby(
     )
     _write_seats(conn, table.id, seats)
     return replace(table, seats=seats, version=table.version + 1, updated_at=now)
+
+
+def _move_deadlines(
+    conn: sqlite3.Connection, control: str, moment: datetime, user_id: int
+) -> tuple[str | None, str | None]:
+    """The deadline and reminder of ``user_id``'s next move; a daily clock waits out their
+    vacation first."""
+    if not control.startswith("daily:"):
+        return clock.deadlines(control, moment)
+    return clock.deadlines(control, moment + players.vacation_left(conn, user_id, moment))
 
 
 def _beat(conn: sqlite3.Connection, moment: datetime) -> None:

@@ -197,3 +197,12 @@ def refusal(handle: object) -> str:
     message = handle.response_message  # type: ignore[attr-defined]
     assert message is not None
     return str(message.content)
+
+
+async def test_vacation_command(world: World) -> None:
+    w = world
+    await with_clock(w)
+    handle = await w.alice.slash(w.channel, "siege vacation", days=3)
+    assert "3 days off" in refusal(handle) and "11 vacation days left" in refusal(handle)
+    handle = await w.alice.slash(w.channel, "siege vacation", days=12)
+    assert "11 vacation days left this month" in refusal(handle)

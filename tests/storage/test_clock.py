@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.castles import GAME
-from storage import StaleAction, Store, TableRecord
+from storage import StaleAction, Store, TableError, TableRecord
 from storage.clock import describe, per_move
 from tests.fakeclock import Clock
 
@@ -173,3 +173,46 @@ async def test_downtime_shifts_every_deadline(timed: Store, clock: Clock) -> Non
         datetime.fromisoformat(moved.deadline) == datetime(2026, 11, 26, 9, 0, tzinfo=UTC) + shift
     )
     assert await timed.due() == []  # nobody loses on time for the bot's downtime
+
+
+async def test_vacation_moves_daily_deadlines_and_is_capped(timed: Store, clock: Clock) -> None:
+    table = await daily_game(timed)  # Bob to move, a day per move
+    sleeper = to_act(table)
+    assert table.deadline == "2026-11-26T09:00:00.000+00:00"
+    moved, left = await timed.take_vacation(sleeper, 3)
+    assert (moved, left) == (1, 11)
+    shifted = await timed.get_table(table.id)
+    assert shifted is not None and shifted.deadline == "2026-11-29T09:00:00.000+00:00"
+    clock.advance(days=2)
+    assert await timed.due() == []
+    after, _ = await timed.act(table.id, sleeper, DRAW, 0)  # back early: the other's clock
+    assert after.deadline == "2026-11-28T09:00:00.000+00:00"  # the opponent is not on vacation
+    awake = to_act(after)
+    again, _ = await timed.act(table.id, awake, DRAW, 1)  # the turn comes back to the sleeper
+    assert again.deadline == "2026-11-29T09:00:00.000+00:00"  # + 1 day after the vacation ends
+    with pytest.raises(TableError, match="11 vacation days left"):
+        await timed.take_vacation(sleeper, 12)
+    clock.now = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)  # a new month, a new allowance
+    assert (await timed.take_vacation(sleeper, 14))[1] == 0
+
+
+async def test_a_table_can_forfeit_at_the_first_missed_move(timed: Store, clock: Clock) -> None:
+    table = await timed.create_table(
+        guild_id=1,
+        channel_id=11,
+        game="castles",
+        host_id=ALICE,
+        options={"dealer": 0},
+        seats=(ALICE, BOB),
+        start=True,
+        seed=5,
+        time_control="live:5",
+        forfeit_after=1,
+    )
+    clock.advance(minutes=6)
+    outcome = await timed.time_out(table.id, 0)
+    assert outcome is not None and outcome.rung == "forfeit" and outcome.table.status == "over"
+    with pytest.raises(TableError, match="1 to 5"):
+        await timed.create_table(
+            guild_id=1, channel_id=12, game="castles", host_id=ALICE, forfeit_after=9
+        )
