@@ -50,6 +50,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from scratch_db import fast_connection, new_database
+
 from engine import GAMES
 from engine.rules import Result
 from storage import Store
@@ -138,22 +140,6 @@ class Population:
         hits = [self.rnd.randrange(10), self.rnd.randrange(10)]
         hits[winner] = 10
         return Result((winner,), "castle_stormed", (hits[0], hits[1]))
-
-
-def fast_connection(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA synchronous = NORMAL")  # build speed only; the rows are the same
-    return conn
-
-
-async def new_database(path: Path) -> int:
-    store = await Store.open(path)
-    try:
-        return await store.migrate()
-    finally:
-        await store.close()
 
 
 def write_game(

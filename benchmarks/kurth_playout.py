@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
-from collections import Counter
+
+from playouts import measure
 
 from engine.kurth import GAME
 from engine.rules import rng_for
@@ -40,20 +40,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    chooser = random.Random(args.seed)
-    reasons: Counter[str] = Counter()
-    actions = 0
-    start = time.perf_counter()
-    for game in range(args.games):
-        done, reason = playout(args.seed * 1_000_003 + game, chooser)
-        actions += done
-        reasons[reason] += 1
-    elapsed = time.perf_counter() - start
-    print(f"games            {args.games}")
-    print(f"actions          {actions} ({actions / args.games:.1f} a game)")
-    print(f"time             {elapsed:.3f} s")
-    print(f"actions/s        {actions / elapsed:,.0f}   (target >= 10,000)")
-    print("results          " + ", ".join(f"{r} {n}" for r, n in sorted(reasons.items())))
+    measure(playout, args.games, args.seed)
 
 
 if __name__ == "__main__":

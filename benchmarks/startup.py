@@ -58,9 +58,19 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from scratch_db import fast_connection, new_database  # noqa: E402
+
 from engine import get_game  # noqa: E402
-from engine.rules import Action, Event, State, dumps, resolve_options, rng_for  # noqa: E402
-from storage import RESIGN, Store  # noqa: E402
+from engine.rules import (  # noqa: E402
+    Action,
+    Event,
+    Result,
+    State,
+    dumps,
+    resolve_options,
+    rng_for,
+)
+from storage import RESIGN, Store, results  # noqa: E402
 from storage.store import perform  # noqa: E402
 
 PYTHON = sys.executable
@@ -293,6 +303,16 @@ def write_played(conn: sqlite3.Connection, played: Played) -> int:
                 table_id,
             ),
         )
+        results.record(  # what the store's last action writes: the result and the ratings
+            conn,
+            table_id=table_id,
+            guild_id=plan.guild_id,
+            game=plan.game,
+            seats=plan.seats,
+            result=Result.from_json(json.loads(played.result)),
+            plies=plies,
+            ended_at=played.log[-1][5],
+        )
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -312,22 +332,6 @@ def dump_rows(path: Path) -> dict[str, list[tuple[Any, ...]]]:
         return {n: conn.execute(f"SELECT * FROM {n} ORDER BY 1, 2").fetchall() for n in names}
     finally:
         conn.close()
-
-
-def fast_connection(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA synchronous = NORMAL")  # build speed only; the rows are the same
-    return conn
-
-
-async def new_database(path: Path) -> None:
-    store = await Store.open(path)
-    try:
-        await store.migrate()
-    finally:
-        await store.close()
 
 
 async def verify_fast_writer(indexes: Sequence[int]) -> float:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
-from collections import Counter
+
+from playouts import measure
 
 from engine.poker_hands import hand_value
 from engine.rules import rng_for
@@ -51,22 +51,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--leave", type=float, default=0.002)
     args = parser.parse_args()
-    chooser = random.Random(args.seed)
-    reasons: Counter[str] = Counter()
-    actions = 0
     # Warm up: the hand ranking builds its table once per process, on the first show.
     hand_value(["2S", "3H", "4D", "5C", "7S"])
-    start = time.perf_counter()
-    for game in range(args.games):
-        done, reason = playout(args.seed * 1_000_003 + game, chooser, args.leave)
-        actions += done
-        reasons[reason] += 1
-    elapsed = time.perf_counter() - start
-    print(f"games            {args.games}")
-    print(f"actions          {actions} ({actions / args.games:.1f} a game)")
-    print(f"time             {elapsed:.3f} s")
-    print(f"actions/s        {actions / elapsed:,.0f}   (target >= 10,000)")
-    print("results          " + ", ".join(f"{r} {n}" for r, n in sorted(reasons.items())))
+    measure(lambda seed, chooser: playout(seed, chooser, args.leave), args.games, args.seed)
 
 
 if __name__ == "__main__":

@@ -1055,7 +1055,7 @@ def _act(
             table.ply,
         ),
     )
-    if not automatic:
+    if not automatic and table.time_control != clock.NONE:  # misses only happen on a clock
         conn.execute(
             "UPDATE seats SET misses = 0 WHERE table_id = ? AND user_id = ? AND misses > 0",
             (table.id, user_id),
