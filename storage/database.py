@@ -138,26 +138,40 @@ def _in_transaction(fn: Callable[[sqlite3.Connection], T], begin: str) -> Callab
 
 
 def _commit_group(
-    batch: list[tuple[Callable[[sqlite3.Connection], Any], Any]], conn: sqlite3.Connection
+    batch: list[tuple[Callable[[sqlite3.Connection], Any], Any]],
+    memo: dict[Any, Any],
+    conn: sqlite3.Connection,
 ) -> list[tuple[bool, Any]]:
     """One transaction for a group of writes, each in its own savepoint: a write that raises
-    is rolled back alone and its error returned in its place. Commits once at the end."""
+    is rolled back alone and its error returned in its place. Commits once at the end. Anything
+    rolled back empties ``memo`` (what the writes remembered may not have happened)."""
     outcomes: list[tuple[bool, Any]] = []
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for fn, _ in batch:
-            conn.execute("SAVEPOINT one_write")
+        if len(batch) == 1:  # alone: the transaction is its savepoint
+            fn, _ = batch[0]
             try:
-                value = fn(conn)
+                outcomes.append((True, fn(conn)))
             except Exception as exc:
-                conn.execute("ROLLBACK TO one_write")
-                conn.execute("RELEASE one_write")
-                outcomes.append((False, exc))
-            else:
-                conn.execute("RELEASE one_write")
-                outcomes.append((True, value))
+                memo.clear()
+                conn.execute("ROLLBACK")
+                return [(False, exc)]
+        else:
+            for fn, _ in batch:
+                conn.execute("SAVEPOINT one_write")
+                try:
+                    value = fn(conn)
+                except Exception as exc:
+                    memo.clear()
+                    conn.execute("ROLLBACK TO one_write")
+                    conn.execute("RELEASE one_write")
+                    outcomes.append((False, exc))
+                else:
+                    conn.execute("RELEASE one_write")
+                    outcomes.append((True, value))
         conn.execute("COMMIT")
     except BaseException:
+        memo.clear()
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
@@ -187,6 +201,11 @@ class Database:
         self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
         self._drain: asyncio.Future[None] | None = None
         self._busy = False  # a trip of the writer is under way (writes queue for the next)
+        #: For write functions only (they run one at a time on the writer's thread): what they
+        #: want to remember between writes. Emptied whenever a write or a commit fails, so what
+        #: is in it was committed; a write must still check it against the file (another
+        #: process may have changed the file since).
+        self.memo: dict[Any, Any] = {}
 
     @classmethod
     async def open(cls, path: str | Path) -> Database:
@@ -255,7 +274,7 @@ class Database:
         when the transaction itself failed (then nothing of it committed)."""
         try:
             outcomes: list[tuple[bool, Any]] = await on_thread(
-                self._writer, partial(_commit_group, batch)
+                self._writer, partial(_commit_group, batch, self.memo)
             )
         except sqlite3.OperationalError as exc:
             error: Exception = exc
@@ -293,6 +312,8 @@ class Database:
 
     async def write_script(self, script: str) -> None:
         """Run a whole SQL script atomically, with SQLite's own script execution."""
+
+        self.memo.clear()  # a script may change anything
 
         def run(conn: sqlite3.Connection) -> None:
             try:

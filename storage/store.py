@@ -507,7 +507,9 @@ class Store:
         self, table_id: int, user_id: int, action: Action, expected_ply: int | None
     ) -> tuple[TableRecord, list[Event]]:
         def run(conn: sqlite3.Connection) -> tuple[TableRecord, list[Event]]:
-            return _act(conn, table_id, user_id, action, expected_ply, self._moment())
+            return _act(
+                conn, table_id, user_id, action, expected_ply, self._moment(), memo=self._db.memo
+            )
 
         return await self._write(run)
 
@@ -1000,6 +1002,10 @@ def is_damage(exc: sqlite3.DatabaseError) -> bool:
 # -- On the database thread: plain sqlite3, inside the caller's transaction ---------------------
 
 
+#: How many running tables the writer keeps decoded in memory between their moves.
+HOT_TABLES = 4096
+
+
 def _act(
     conn: sqlite3.Connection,
     table_id: int,
@@ -1009,12 +1015,49 @@ def _act(
     moment: datetime,
     *,
     automatic: bool = False,
+    memo: dict[Any, Any] | None = None,
 ) -> tuple[TableRecord, list[Event]]:
     """Load, check, apply and write one action: the body of one write transaction. The next
     move's deadline starts now; a move the player made (not ``automatic``) clears their missed
-    deadlines."""
-    now = clock.stamp(moment)
-    table = _require(conn, table_id)
+    deadlines.
+
+    With ``memo`` (the writer's, see :attr:`Database.memo`) a table the writer wrote last is
+    taken from memory instead of being read and decoded again. The write then only applies if
+    the row's version is still the one remembered (every change to a table bumps it, triggers
+    included); otherwise, or when the remembered copy refuses the action, the table is read
+    from the file and the action tried again, so a stale copy can never decide anything."""
+    key = ("table", table_id)
+    cached = None if memo is None else memo.pop(key, None)
+    if cached is not None:
+        try:
+            plan = _plan(cached, user_id, action, expected_ply)
+        except (TableError, RuleError):
+            plan = None  # perhaps only because the copy is stale: read the file and decide
+        if plan is not None:
+            done = _write_plan(conn, plan, user_id, action, moment, automatic, memo)
+            if done is not None:
+                return done
+    plan = _plan(_require(conn, table_id), user_id, action, expected_ply)
+    done = _write_plan(conn, plan, user_id, action, moment, automatic, memo)
+    if done is None:  # pragma: no cover - the write lock makes the load current
+        raise StaleAction("That button is out of date: the game has moved on.")
+    return done
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """An action checked and applied in memory, not yet written."""
+
+    table: TableRecord
+    seat: int
+    state: State
+    events: list[Event]
+    result: Result | None
+
+
+def _plan(
+    table: TableRecord, user_id: int, action: Action, expected_ply: int | None
+) -> _Plan:
     if table.status != "running":
         if table.status == "lobby":
             raise TableError("This game has not started yet.")
@@ -1032,7 +1075,29 @@ def _act(
         if to_act is not None and to_act != seat and table.seats[to_act] == user_id:
             seat = to_act
     new_state, events = perform(game, state, seat, action, table.seed, table.ply)
-    result = game.result(new_state)
+    return _Plan(table, seat, new_state, events, game.result(new_state))
+
+
+def _write_plan(
+    conn: sqlite3.Connection,
+    plan: _Plan,
+    user_id: int,
+    action: Action,
+    moment: datetime,
+    automatic: bool,
+    memo: dict[Any, Any] | None,
+) -> tuple[TableRecord, list[Event]] | None:
+    """Write a planned action if the table is still the version it was planned on (else
+    nothing is written and this returns None)."""
+    table, seat, new_state, events, result = (
+        plan.table,
+        plan.seat,
+        plan.state,
+        plan.events,
+        plan.result,
+    )
+    game = table.engine
+    now = clock.stamp(moment)
     status: Status = "running" if result is None else "over"
     deadline, remind_at = (None, None)
     next_seat = game.to_act(new_state)
@@ -1043,7 +1108,7 @@ def _act(
     cur = conn.execute(
         "UPDATE tables SET state = ?, ply = ply + 1, version = version + 1,"
         " status = ?, result = ?, updated_at = ?, deadline = ?, remind_at = ?"
-        " WHERE id = ? AND ply = ?",
+        " WHERE id = ? AND ply = ? AND version = ?",
         (
             dumps(new_state),
             status,
@@ -1053,15 +1118,16 @@ def _act(
             remind_at,
             table.id,
             table.ply,
+            table.version,
         ),
     )
+    if cur.rowcount != 1:
+        return None
     if not automatic and table.time_control != clock.NONE:  # misses only happen on a clock
         conn.execute(
             "UPDATE seats SET misses = 0 WHERE table_id = ? AND user_id = ? AND misses > 0",
             (table.id, user_id),
         )
-    if cur.rowcount != 1:  # pragma: no cover - the write lock makes the load current
-        raise StaleAction("That button is out of date: the game has moved on.")
     conn.execute(
         "INSERT INTO actions (table_id, ply, seat, user_id, action, events, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -1090,6 +1156,10 @@ def _act(
         deadline=deadline,
         remind_at=remind_at,
     )
+    if memo is not None and status == "running":
+        memo[("table", table.id)] = after
+        if len(memo) > HOT_TABLES:  # the least recently written goes
+            del memo[next(iter(memo))]
     return after, events
 
 

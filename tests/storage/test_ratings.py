@@ -59,8 +59,8 @@ async def play(
 
 
 def back_to_schema_4(db_path: Path) -> None:
-    """Drop every table and column that migrations after 4 added, keeping the data of the rest
-    (as a database from before results were recorded would be)."""
+    """Drop every table, trigger and column that migrations after 4 added, keeping the data of
+    the rest (as a database from before results were recorded would be)."""
     reference = sqlite3.connect(":memory:")
     for number in range(1, 5):
         (script,) = MIGRATIONS.glob(f"{number:03d}_*.sql")
@@ -70,6 +70,8 @@ def back_to_schema_4(db_path: Path) -> None:
     keep = {name for (name,) in reference.execute(query)}
     keep_indexes = {name for (name,) in reference.execute(indexes)}
     conn = sqlite3.connect(db_path, isolation_level=None)
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        conn.execute(f"DROP TRIGGER {name}")
     for (name,) in conn.execute(indexes).fetchall():
         if name not in keep_indexes:
             conn.execute(f"DROP INDEX {name}")
