@@ -14,8 +14,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.guide import blurb, command_name, help_embed, welcome
 from cogs.offers import Offers
-from cogs.render import get_renderer, playable_games
+from cogs.render import playable_games
 from engine import get_game
 from engine.rules import IntRange, SetupError
 from storage import Seating, TableError, clock, players
@@ -26,6 +27,29 @@ if TYPE_CHECKING:
 log = logging.getLogger("siege.commands")
 
 GAME_CHOICES = [app_commands.Choice(name=get_game(k).title, value=k) for k in playable_games()]
+TWO_PLAYER_CHOICES = [choice for choice in GAME_CHOICES if get_game(choice.value).max_seats == 2]
+TIME_HELP = "Time per move (default: no clock)"
+MISSES_HELP = "Missed moves before a seat forfeits (default 2)"
+
+
+async def time_control_choices(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    """The clocks to choose from, narrowed by what has been typed."""
+    typed = current.strip().lower()
+    return [c for c in CLOCK_CHOICES if typed in c.name.lower() or typed in c.value][:25]
+
+
+def _time_control(text: str) -> str:
+    """A clock chosen from the list, or typed as its name or value ("live:10")."""
+    typed = text.strip().lower()
+    for choice in CLOCK_CHOICES:
+        if typed in (choice.value, choice.name.lower()):
+            return choice.value
+    names = ", ".join(choice.name for choice in CLOCK_CHOICES)
+    raise TableError(f"Pick a time control from the list: {names}.")
+
+
 DEALER_CHOICES = [
     app_commands.Choice(name="Random", value="random"),
     app_commands.Choice(name="The host (seat 1)", value="0"),
@@ -93,6 +117,9 @@ class Siege(commands.Cog):
     daily = app_commands.Group(
         name="daily", description="Siege at Kurth's daily challenge", parent=siege
     )
+    new = app_commands.Group(
+        name="new", description="Open a table for a game in this channel", parent=siege
+    )
 
     def __init__(self, bot: SiegeBot) -> None:
         self.bot = bot
@@ -101,90 +128,128 @@ class Siege(commands.Cog):
     def hall(self) -> Any:
         return self.bot.hall
 
-    @siege.command(name="new", description="Open a table for a game in this channel.")
-    @app_commands.describe(
-        game="The game to play",
-        dealer="Castles Besieged only: who deals (the other moves first)",
-        side="Siege 1966 only: the side you play",
-        specials="Siege the King only: special cards (default: on)",
-        difficulty="Siege at Kurth only (default: normal)",
-        start_chips="Tower poker: starting chips (default 100)",
-        ante="Tower poker: ante per hand (default 1)",
-        tower_height="Tower poker: cards per tower (default 10)",
-        small_bet="Tower poker: bet size up to 2 tower cards up (default 1)",
-        big_bet="Tower poker: bet size from 3 tower cards up (default 2)",
-        max_raises="Tower poker: raises per round (default 3)",
-        time_control="Time per move (default: no clock)",
-        forfeit_after="With a clock: missed moves before a seat forfeits (default 2)",
-    )
-    @app_commands.choices(
-        game=GAME_CHOICES,
-        dealer=DEALER_CHOICES,
-        side=SIDE_CHOICES,
-        difficulty=DIFFICULTY_CHOICES,
-        time_control=CLOCK_CHOICES,
-    )
-    async def new(
+    # -- /siege new <game>: one subcommand per game, each with only its own options ----------------
+
+    async def _open(
         self,
         interaction: discord.Interaction[Any],
-        game: app_commands.Choice[str],
+        game_key: str,
+        options: dict[str, Any],
+        seating: Seating = "join",
+        time_control: str | None = None,
+        forfeit_after: int | None = None,
+    ) -> None:
+        async def flow() -> None:
+            engine = get_game(game_key)
+            if options:
+                try:  # options that only make sense together (big bet ≥ small bet)
+                    engine.setup(engine.min_seats, options, random.Random(0))
+                except SetupError as exc:
+                    raise TableError(str(exc)) from None
+            control = clock.NONE if time_control is None else _time_control(time_control)
+            misses = 2 if forfeit_after is None else forfeit_after
+            await self.hall.open_table(interaction, game_key, options, seating, control, misses)
+
+        await self.hall.guarded(interaction, flow)
+
+    @new.command(name=command_name("castles"), description=blurb("castles"))
+    @app_commands.describe(
+        dealer="Who deals (the other player moves first)",
+        time_control=TIME_HELP,
+        forfeit_after=MISSES_HELP,
+    )
+    @app_commands.choices(dealer=DEALER_CHOICES)
+    @app_commands.autocomplete(time_control=time_control_choices)
+    async def new_castles(
+        self,
+        interaction: discord.Interaction[Any],
         dealer: app_commands.Choice[str] | None = None,
-        side: app_commands.Choice[str] | None = None,
+        time_control: str | None = None,
+        forfeit_after: app_commands.Range[int, 1, 5] | None = None,
+    ) -> None:
+        options: dict[str, Any] = {}
+        if dealer is not None:
+            options["dealer"] = None if dealer.value == "random" else int(dealer.value)
+        await self._open(interaction, "castles", options, "join", time_control, forfeit_after)
+
+    @new.command(name=command_name("king"), description=blurb("king"))
+    @app_commands.describe(
+        specials="Play with the special cards (default: on)",
+        time_control=TIME_HELP,
+        forfeit_after=MISSES_HELP,
+    )
+    @app_commands.autocomplete(time_control=time_control_choices)
+    async def new_king(
+        self,
+        interaction: discord.Interaction[Any],
         specials: bool | None = None,
-        difficulty: app_commands.Choice[str] | None = None,
+        time_control: str | None = None,
+        forfeit_after: app_commands.Range[int, 1, 5] | None = None,
+    ) -> None:
+        options: dict[str, Any] = {} if specials is None else {"specials": specials}
+        await self._open(interaction, "king", options, "join", time_control, forfeit_after)
+
+    @new.command(name=command_name("knights"), description=blurb("knights"))
+    @app_commands.describe(
+        side="The side you play", time_control=TIME_HELP, forfeit_after=MISSES_HELP
+    )
+    @app_commands.choices(side=SIDE_CHOICES)
+    @app_commands.autocomplete(time_control=time_control_choices)
+    async def new_knights(
+        self,
+        interaction: discord.Interaction[Any],
+        side: app_commands.Choice[str] | None = None,
+        time_control: str | None = None,
+        forfeit_after: app_commands.Range[int, 1, 5] | None = None,
+    ) -> None:
+        seating: Seating = "join" if side is None else cast(Seating, side.value)
+        await self._open(interaction, "knights", {}, seating, time_control, forfeit_after)
+
+    @new.command(name=command_name("towers"), description=blurb("towers"))
+    @app_commands.describe(
+        start_chips="Starting chips (default 100)",
+        ante="Ante per hand (default 1)",
+        tower_height="Cards per tower (default 10)",
+        small_bet="Bet up to 2 tower cards up (default 1)",
+        big_bet="Bet from 3 tower cards up (default 2)",
+        max_raises="Raises per round (default 3)",
+        time_control=TIME_HELP,
+        forfeit_after=MISSES_HELP,
+    )
+    @app_commands.autocomplete(time_control=time_control_choices)
+    async def new_towers(
+        self,
+        interaction: discord.Interaction[Any],
         start_chips: StartChips | None = None,
         ante: Ante | None = None,
         tower_height: TowerHeight | None = None,
         small_bet: SmallBet | None = None,
         big_bet: BigBet | None = None,
         max_raises: MaxRaises | None = None,
-        time_control: app_commands.Choice[str] | None = None,
+        time_control: str | None = None,
         forfeit_after: app_commands.Range[int, 1, 5] | None = None,
     ) -> None:
-        async def flow() -> None:
-            engine = get_game(game.value)
-            options: dict[str, Any] = {}
-            if dealer is not None:
-                if not any(o.name == "dealer" for o in engine.options):
-                    raise TableError(f"{engine.title} has no dealer option.")
-                options["dealer"] = None if dealer.value == "random" else int(dealer.value)
-            if specials is not None:
-                if not any(o.name == "specials" for o in engine.options):
-                    raise TableError(f"{engine.title} has no special-cards option.")
-                options["specials"] = specials
-            if difficulty is not None:
-                if not any(o.name == "difficulty" for o in engine.options):
-                    raise TableError(f"{engine.title} has no difficulty option.")
-                options["difficulty"] = difficulty.value
-            numbers = {
-                "start_chips": start_chips,
-                "ante": ante,
-                "tower_height": tower_height,
-                "small_bet": small_bet,
-                "big_bet": big_bet,
-                "max_raises": max_raises,
-            }
-            for name, number in numbers.items():
-                if number is None:
-                    continue
-                if not any(o.name == name for o in engine.options):
-                    raise TableError(f"{engine.title} has no {name.replace('_', ' ')} option.")
-                options[name] = number
-            if options:
-                try:  # options that only make sense together (big bet ≥ small bet)
-                    engine.setup(engine.min_seats, options, random.Random(0))
-                except SetupError as exc:
-                    raise TableError(str(exc)) from None
-            seating: Seating = "join"
-            if side is not None:
-                if not get_renderer(game.value).sides:
-                    raise TableError(f"In {engine.title} every seat plays alike: no sides.")
-                seating = cast(Seating, side.value)
-            control = clock.NONE if time_control is None else time_control.value
-            misses = 2 if forfeit_after is None else forfeit_after
-            await self.hall.open_table(interaction, game.value, options, seating, control, misses)
+        numbers = {
+            "start_chips": start_chips,
+            "ante": ante,
+            "tower_height": tower_height,
+            "small_bet": small_bet,
+            "big_bet": big_bet,
+            "max_raises": max_raises,
+        }
+        options = {name: number for name, number in numbers.items() if number is not None}
+        await self._open(interaction, "towers", options, "join", time_control, forfeit_after)
 
-        await self.hall.guarded(interaction, flow)
+    @new.command(name=command_name("kurth"), description=blurb("kurth"))
+    @app_commands.describe(difficulty="How many overrun locations lose (default: normal)")
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
+    async def new_kurth(
+        self,
+        interaction: discord.Interaction[Any],
+        difficulty: app_commands.Choice[str] | None = None,
+    ) -> None:
+        options = {} if difficulty is None else {"difficulty": difficulty.value}
+        await self._open(interaction, "kurth", options)
 
     @siege.command(name="challenge", description="Challenge a member to a two-player game here.")
     @app_commands.describe(
@@ -192,19 +257,22 @@ class Siege(commands.Cog):
         game="The game to play (a two-player game)",
         time_control="Time per move (default: no clock)",
     )
-    @app_commands.choices(game=GAME_CHOICES, time_control=CLOCK_CHOICES)
+    @app_commands.choices(game=TWO_PLAYER_CHOICES)
+    @app_commands.autocomplete(time_control=time_control_choices)
     async def challenge(
         self,
         interaction: discord.Interaction[Any],
         user: discord.User,
         game: app_commands.Choice[str],
-        time_control: app_commands.Choice[str] | None = None,
+        time_control: str | None = None,
     ) -> None:
-        control = clock.NONE if time_control is None else time_control.value
         offers = Offers(self.hall)
-        await self.hall.guarded(
-            interaction, lambda: offers.challenge(interaction, user, game.value, control)
-        )
+
+        async def flow() -> None:
+            control = clock.NONE if time_control is None else _time_control(time_control)
+            await offers.challenge(interaction, user, game.value, control)
+
+        await self.hall.guarded(interaction, flow)
 
     @siege.command(name="cancel", description="Close this channel's open table.")
     async def cancel(self, interaction: discord.Interaction[Any]) -> None:
@@ -214,11 +282,21 @@ class Siege(commands.Cog):
     async def table(self, interaction: discord.Interaction[Any]) -> None:
         await self.hall.guarded(interaction, lambda: self.hall.repost_table(interaction))
 
-    @siege.command(name="rules", description="Read the rules of a game (only you see them).")
-    @app_commands.describe(game="The game whose rules to show")
+    @siege.command(name="help", description="How Siege Hall works: starting, playing, rules.")
+    async def help(self, interaction: discord.Interaction[Any]) -> None:
+        async def flow() -> None:
+            await interaction.response.send_message(embed=help_embed(), ephemeral=True)
+
+        await self.hall.guarded(interaction, flow)
+
+    @siege.command(name="rules", description="How a game plays on Discord, then its rules.")
+    @app_commands.describe(game="The game whose rules to show", show="Post them for the channel")
     @app_commands.choices(game=GAME_CHOICES)
     async def rules(
-        self, interaction: discord.Interaction[Any], game: app_commands.Choice[str]
+        self,
+        interaction: discord.Interaction[Any],
+        game: app_commands.Choice[str],
+        show: bool = False,
     ) -> None:
         async def flow() -> None:
             text = await self.hall.rules_text(game.value)
@@ -228,21 +306,24 @@ class Siege(commands.Cog):
             for embed in embeds:
                 size = sum(len(e) for e in batch) + len(embed)
                 if batch and (size > MESSAGE_EMBEDS_TOTAL_MAX or len(batch) == 10):
-                    await self._send_private(interaction, batch, sent)
+                    await self._send_rules(interaction, batch, sent, show)
                     sent, batch = True, []
                 batch.append(embed)
-            await self._send_private(interaction, batch, sent)
+            await self._send_rules(interaction, batch, sent, show)
 
         await self.hall.guarded(interaction, flow)
 
     @staticmethod
-    async def _send_private(
-        interaction: discord.Interaction[Any], embeds: list[discord.Embed], followup: bool
+    async def _send_rules(
+        interaction: discord.Interaction[Any],
+        embeds: list[discord.Embed],
+        followup: bool,
+        show: bool,
     ) -> None:
         if followup:
-            await interaction.followup.send(embeds=embeds, ephemeral=True)
+            await interaction.followup.send(embeds=embeds, ephemeral=not show)
         else:
-            await interaction.response.send_message(embeds=embeds, ephemeral=True)
+            await interaction.response.send_message(embeds=embeds, ephemeral=not show)
 
     @dm.command(name="on", description="Send my hands and panels to my DMs.")
     async def dm_on(self, interaction: discord.Interaction[Any]) -> None:
@@ -433,6 +514,10 @@ class Siege(commands.Cog):
         # Flows run inside Hall.guarded; this catches what fails before a flow starts.
         log.error("slash command failed", exc_info=error)
         await self.hall.refuse(interaction, "Sorry, something went wrong handling that command.")
+
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        await welcome(guild)
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:

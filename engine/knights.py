@@ -300,7 +300,7 @@ def destinations(
 
 class Knights(StoredTurn):
     key = "knights"
-    title = "Siege (1966 board game)"
+    title = "Siege (1966)"
     min_seats = 2
     max_seats = 2
     state_version = 1

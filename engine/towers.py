@@ -98,7 +98,7 @@ def clockwise(seats: int, start: int) -> list[int]:
 
 class Towers(StoredTurn):
     key = "towers"
-    title = "Siege (tower poker)"
+    title = "Siege tower poker"
     min_seats = 2
     max_seats = 7
     state_version = 1

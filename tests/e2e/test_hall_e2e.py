@@ -9,8 +9,7 @@ import sqlite3
 import pytest
 
 from engine import cards
-from engine.castles import FLAVOUR
-from tests.e2e.test_castles_e2e import DEALER_BOB, dm_panel, open_game, refusal
+from tests.e2e.test_castles_e2e import DEALER_BOB, dm_panel, lay_label, open_game, refusal
 from tests.e2e.world import World, assert_hidden
 
 pytestmark = pytest.mark.e2e
@@ -57,7 +56,7 @@ async def test_corrupt_row_is_refused_politely_and_can_be_closed(world: World) -
     assert "could not be read" in refusal(handle)  # only a server manager may force it
     handle = await w.mod.slash(w.channel, "siege cancel")
     assert "unreadable table here was closed" in (handle.response_message.content or "")
-    handle = await w.alice.slash(w.channel, "siege new", game="castles")
+    handle = await w.alice.slash(w.channel, "siege new castles-besieged")
     assert not handle.ephemeral
 
 
@@ -82,7 +81,8 @@ async def test_unexpected_error_gets_an_apology_and_a_logged_traceback(
 
 
 async def test_big_hands_and_long_rows_stay_within_discord_limits(world: World) -> None:
-    """38 draws give hands of 26 cards (two lay menus); long rows turn attacks into a menu."""
+    """38 draws give hands of 26 cards, still one lay menu (one entry per value: suits never
+    matter there); long rows turn attacks into a menu."""
     w = world
     table, _ = await open_game(w, dealer=DEALER_BOB)
     users = [w.alice, w.bob]
@@ -98,7 +98,9 @@ async def test_big_hands_and_long_rows_stay_within_discord_limits(world: World) 
     assert [len(h) for h in state["hands"]] == [26, 26]
     panel = dm_panel(w, w.alice, table)
     menus = [s.placeholder or "" for s in panel.selects()]
-    assert len(menus) == 2 and all("Lay a card" in m for m in menus)
+    assert len(menus) == 1 and "Lay a card" in menus[0]
+    values = {cards.value(c) for c in state["hands"][0]}
+    assert len(panel.selects()[0].options) == len(values) <= 13
     # Both lay six cards each (no draws left); then attacks come as a menu, not buttons.
     for _ in range(12):
         await w.fake.settle()
@@ -107,7 +109,7 @@ async def test_big_hands_and_long_rows_stay_within_discord_limits(world: World) 
         seat = state["to_act"]
         card = min(state["hands"][seat], key=cards.sort_key)
         panel = dm_panel(w, users[seat], table)
-        label = f"{cards.pretty(card)} {FLAVOUR[cards.value(card)]}"
+        label = lay_label(state["hands"][seat], card)
         select = next(s for s in panel.selects() if any(o.label == label for o in s.options))
         await users[seat].select(panel, label, custom_id=select.custom_id)
     await w.fake.settle()
@@ -137,7 +139,7 @@ async def test_logs_never_hold_a_hand_card_or_the_token(
             await w.alice.click(panel, draw_label(len(state["pile"])))
         else:
             card = state["hands"][1][0]
-            await w.bob.select(panel, f"{cards.pretty(card)} {FLAVOUR[cards.value(card)]}")
+            await w.bob.select(panel, lay_label(state["hands"][1], card))
         await w.fake.settle()
     table = await w.table_by_id(table.id)
     state = table.running_state()
@@ -168,7 +170,7 @@ async def test_a_deleted_table_message_is_posted_again_on_the_next_move(world: W
     table = await w.table_by_id(table.id)
     assert table.ply == 1 and table.message_id != message.id
     reposted = w.table_message(table)
-    assert not reposted.deleted and "move 1" in reposted.text()
+    assert not reposted.deleted and "turn 2 ·" in reposted.text()
     assert reposted.content == f"<@{w.bob.id}>, it's your turn."
 
 
@@ -192,7 +194,7 @@ async def test_a_damaged_log_row_never_reports_a_committed_move_as_failed(world:
         table = await w.table_by_id(table.id)
         assert table.ply == expected_ply + 1
         shown = w.table_message(table).text()
-        assert f"move {table.ply}" in shown and "could not be read" in shown
+        assert f"turn {table.ply + 1} ·" in shown and "could not be read" in shown
 
 
 async def test_a_forged_select_value_gets_a_polite_answer(world: World) -> None:

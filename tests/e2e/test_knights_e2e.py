@@ -33,7 +33,7 @@ TAKEN = {"N": "a Knight", "D": "a Defender", "C": "the Commander"}
 async def open_knights(w: World, side: str) -> tuple[TableRecord, FakeMessage, FakeMessage]:
     """Alice opens a Siege table choosing ``side``, Bob joins, Alice starts: the running table,
     its message and the last lobby snapshot."""
-    handle = await w.alice.slash(w.channel, "siege new", game="knights", side=side)
+    handle = await w.alice.slash(w.channel, "siege new siege-1966", side=side)
     lobby = handle.response_message
     assert lobby is not None and not handle.ephemeral
     await w.bob.click(lobby, "Join")
@@ -89,7 +89,7 @@ def check_table(w: World, table: TableRecord, seen: set[str]) -> None:
         assert f"Last move: {last['notation']}" in embed["description"]
     else:
         assert f"placed the Commander on **{last['square']}**" in text
-    assert f"move {table.ply}" in text
+    assert f"turn {table.ply + (table.status != 'over')} ·" in text
     to_act = game.to_act(state)
     if to_act is not None:
         assert message.content == f"<@{table.seats[to_act]}>, it's your turn."

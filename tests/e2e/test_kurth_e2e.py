@@ -20,7 +20,7 @@ from engine.kurth import LOCATION_NAMES, LOCATIONS
 from storage import TableRecord
 from tests.e2e.test_castles_e2e import dm_panel, refusal
 from tests.e2e.world import World
-from tests.fakecord import FakeMessage
+from tests.fakecord import FakeMessage, SchemaMismatch
 from tests.fakecord.world import FakeUser
 
 pytestmark = pytest.mark.e2e
@@ -30,7 +30,7 @@ POLICY_SEED = 9
 
 async def open_kurth(w: World, user: FakeUser, **options: str) -> tuple[TableRecord, FakeMessage]:
     """``user`` starts a solo game: the running table and its message (no lobby)."""
-    handle = await user.slash(w.channel, "siege new", game="kurth", **options)
+    handle = await user.slash(w.channel, "siege new siege-at-kurth", **options)
     message = handle.response_message
     assert message is not None and not handle.ephemeral
     await w.fake.settle()
@@ -71,7 +71,7 @@ def check_table(w: World, table: TableRecord, seen: set[str]) -> FakeMessage:
     state = table.running_state()
     summary = table.engine.summary(state)
     text = message.text()
-    assert f"move {table.ply}" in text
+    assert f"turn {summary['turn']} ·" in text
     assert f"Turn **{summary['turn']}** of 12" in text
     assert f"Spirit **{summary['spirit']}**/12" in text and f"Mana **{summary['mana']}**/15" in text
     for key in LOCATIONS:
@@ -224,13 +224,13 @@ async def test_a_restart_in_the_middle_of_a_turn(world: World) -> None:
 
 async def test_refusals(world: World) -> None:
     w = world
-    handle = await w.alice.slash(w.channel, "siege new", game="castles", difficulty="easy")
-    assert refusal(handle) == "Castles Besieged has no difficulty option."
-    handle = await w.alice.slash(w.channel, "siege new", game="kurth", dealer="random")
-    assert refusal(handle) == "Siege at Kurth has no dealer option."
+    with pytest.raises(SchemaMismatch):  # another game's option is not even offered
+        await w.alice.slash(w.channel, "siege new castles-besieged", difficulty="easy")
+    with pytest.raises(SchemaMismatch):
+        await w.alice.slash(w.channel, "siege new siege-at-kurth", dealer="random")
     table, message = await open_kurth(w, w.alice, difficulty="advanced")
     assert "Advanced" in message.text()
-    handle = await w.bob.slash(w.channel, "siege new", game="kurth")
+    handle = await w.bob.slash(w.channel, "siege new siege-at-kurth")
     assert refusal(handle).startswith("This channel already has an open Siege at Kurth table")
     legal = table.engine.legal_actions(table.running_state(), 0)
     # Someone else clicking the solo player's buttons is refused, and nothing changes.
@@ -271,7 +271,7 @@ async def test_solo_tables_in_a_thread_beside_the_channel(world: World) -> None:
     w = world
     table, _ = await open_kurth(w, w.alice)
     thread = w.fake.create_thread(w.channel, "bob's siege", 11)
-    handle = await w.bob.slash(thread, "siege new", game="kurth", difficulty="easy")
+    handle = await w.bob.slash(thread, "siege new siege-at-kurth", difficulty="easy")
     message = handle.response_message
     assert message is not None and not handle.ephemeral
     await w.fake.settle()

@@ -404,6 +404,7 @@ class FakeGuild:
         self.roles[id] = self.everyone
         #: Commands the bot synced to this guild.
         self.commands = CommandScope(fake.ids, fake.application_id, id)
+        self.system_channel_id: int | None = None
         self.created_at = iso_now()
 
     # -- building the world -----------------------------------------------------------------
@@ -495,7 +496,7 @@ class FakeGuild:
             "features": [],
             "mfa_level": 0,
             "application_id": None,
-            "system_channel_id": None,
+            "system_channel_id": _opt(self.system_channel_id),
             "system_channel_flags": 0,
             "rules_channel_id": None,
             "public_updates_channel_id": None,

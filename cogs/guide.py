@@ -1,0 +1,126 @@
+"""What a newcomer reads: ``/siege help`` and the welcome posted when the bot joins a server."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+
+from cogs.render import playable_games
+from engine import get_game
+
+log = logging.getLogger("siege.guide")
+
+GUIDE_COLOUR = discord.Colour(0x3B82F6)
+
+
+#: What each game's ``/siege new`` subcommand says about it.
+BLURBS = {
+    "castles": "two players, cards and dice: storm the other castle ten times",
+    "king": "two players: hide your King, then break open the other's castle",
+    "knights": "two players on a board: four Knights against a castle",
+    "towers": "poker for 2 to 7 players with chips and four towers of cards",
+    "kurth": "solo: hold the city for 12 turns",
+}
+
+
+def command_name(game_key: str) -> str:
+    """A game's ``/siege new`` subcommand: its title, in Discord's command-name form.
+
+    >>> command_name("castles"), command_name("knights"), command_name("towers")
+    ('castles-besieged', 'siege-1966', 'siege-tower-poker')
+    """
+    words = "".join(c if c.isalnum() else " " for c in get_game(game_key).title.lower())
+    return "-".join(words.split())
+
+
+def blurb(game_key: str) -> str:
+    """The description of a game's ``/siege new`` subcommand."""
+    return f"{get_game(game_key).title}: {BLURBS[game_key]}"
+
+
+def game_lines() -> str:
+    return "\n".join(
+        f"**{get_game(key).title}** — {BLURBS[key]}: `/siege new {command_name(key)}`"
+        for key in playable_games()
+    )
+
+
+def help_embed() -> discord.Embed:
+    """A short, friendly guide: how to start, how to play from DMs, where the rules are."""
+    embed = discord.Embed(
+        title="Siege Hall — how to play",
+        colour=GUIDE_COLOUR,
+        description=(
+            "Siege-themed tabletop games, played turn by turn right here: take your time, a "
+            "game can last minutes or days.\n\n" + game_lines()
+        ),
+    )
+    embed.add_field(
+        name="Start a game",
+        value=(
+            "Run `/siege new` and pick a game: a table appears in the channel with **Join**. "
+            "When everyone is in, the host presses **Start**. To play someone in particular, "
+            "`/siege challenge`. One table per channel: start a thread for another."
+        ),
+        inline=False,
+    )
+    embed.add_field(
+        name="Take your turn",
+        value=(
+            "Your cards and moves come to you by **DM**, with buttons: play from there and the "
+            "table updates for everyone. DMs closed? Press the table's **My hand** (or "
+            "**My moves**) button: only you see what it opens. `/siege dm off` keeps your "
+            "panels out of DMs; `/siege turns` lists every game waiting for you."
+        ),
+        inline=False,
+    )
+    embed.add_field(
+        name="Clocks and reminders",
+        value=(
+            "A table may have a clock (`time_control`): you get a reminder before time runs "
+            "out, and a player who keeps missing turns forfeits. `/siege settings` sets your "
+            "time zone and quiet hours; `/siege vacation` pauses daily clocks."
+        ),
+        inline=False,
+    )
+    embed.add_field(
+        name="Rules, ratings and more",
+        value=(
+            "`/siege rules` shows how each game plays (add `show` to post them for the "
+            "channel). `/siege leaderboard`, `/siege stats` and `/siege history` (with "
+            "replays) keep score; `/siege daily start` is today's Siege at Kurth challenge."
+        ),
+        inline=False,
+    )
+    return embed
+
+
+def welcome_channel(guild: discord.Guild) -> discord.TextChannel | None:
+    """The server's system channel, when the bot may post an embed there."""
+    channel = guild.system_channel
+    if channel is None:
+        return None
+    perms = channel.permissions_for(guild.me)
+    if not (perms.view_channel and perms.send_messages and perms.embed_links):
+        return None
+    return channel
+
+
+async def welcome(guild: discord.Guild) -> bool:
+    """Post the guide to a server the bot just joined; True if it was posted."""
+    channel = welcome_channel(guild)
+    if channel is None:
+        log.info("joined guild %s: no system channel to welcome in", guild.id)
+        return False
+    embed = help_embed()
+    embed.title = "Thanks for inviting Siege Hall!"
+    try:
+        await channel.send(embed=embed)
+    except discord.HTTPException as exc:
+        log.warning("joined guild %s: the welcome could not be posted (%s)", guild.id, exc.status)
+        return False
+    return True
+
+
+__all__ = ["BLURBS", "blurb", "command_name", "help_embed", "welcome", "welcome_channel"]
