@@ -20,7 +20,7 @@ from discord.ext import tasks
 from cogs.hall import USER_MENTIONS, jump_url, mention
 from cogs.offers import Offers
 from cogs.render import get_renderer
-from storage import Store, TableRecord, Timeout
+from storage import Store, TableRecord, Timeout, computers
 
 if TYPE_CHECKING:
     from cogs.hall import Hall
@@ -83,6 +83,8 @@ class Clockwork:
             if await self.store.digest_sent(user_id):
                 handled += 1
                 await self.digest(user_id)
+        if self.hall.computers is not None:  # a computer turn a restart interrupted
+            handled += await self.hall.computers.resume()
         return handled
 
     async def digest(self, user_id: int) -> None:
@@ -154,11 +156,7 @@ class Clockwork:
         await self.say(table, text)
         if outcome.user_id is not None:
             await self.tell(outcome.user_id, f"{text}\n{self.where(table)}")
-        if await self.hall.refresh_table(table) and table.state is not None:
-            notify = self.hall.turn_passed_to(table, outcome.user_id)
-            await self.hall.refresh_panels(table, notify=notify)
-            await self.hall.turn_ping(table, notify)
-            await self.hall.announce_end(table)
+        await self.hall.redraw_after(table, outcome.user_id)
 
     async def remind(self, table: TableRecord) -> None:
         """80 % of the move's time is used: a new DM (Discord notifies on new messages only),
@@ -167,6 +165,9 @@ class Clockwork:
         if seat is None or table.deadline is None:
             return
         user = table.seats[seat]
+        if computers.is_computer(user):
+            self.hall.committed(table)  # a computer needs no reminder, only its turn
+            return
         text = (
             f"⏳ Your move at table #{table.id} ({table.engine.title}) is due "
             f"{when(table.deadline)}. After that an automatic move is played for you, or you "

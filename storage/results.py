@@ -78,7 +78,8 @@ def record(
     """Write a finished game's result (and rate it, if it counts): call inside the transaction
     of the action that ended it."""
     places = places_of(result.winners, len(seats), result.scores)
-    rated = guild_id is not None and len(set(seats)) == len(seats) >= 2
+    # A solo game, a seat held twice or a computer seat (negative id) is not rated.
+    rated = guild_id is not None and len(set(seats)) == len(seats) >= 2 and min(seats) > 0
     seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM results").fetchone()[0]
     conn.execute(
         "INSERT INTO results (table_id, seq, guild_id, game, season, ended_at, reason, plies,"

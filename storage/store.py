@@ -37,7 +37,7 @@ from engine.rules import (
     resolve_options,
     rng_for,
 )
-from storage import clock, daily, offers, players, results
+from storage import clock, computers, daily, offers, players, results
 from storage.database import BUSY_TIMEOUT_MS, Database, DatabaseBusy, DatabaseUnusable
 from storage.results import ALL_TIME, GameResult, Standing
 
@@ -413,6 +413,64 @@ class Store:
             return _update_lobby(conn, table, seats, self._now())
 
         return await self._write(run)
+
+    async def add_computer(self, table_id: int, user_id: int, level: str) -> TableRecord:
+        """The host seats a computer player of ``level`` in the lobby."""
+
+        def run(conn: sqlite3.Connection) -> TableRecord:
+            table = _require(conn, table_id)
+            if table.status != "lobby":
+                raise TableError("This table has already started.")
+            if user_id != table.host_id:
+                raise TableError("Only the host can seat a computer player.")
+            if table.engine.max_seats < 2:
+                raise TableError(f"{table.engine.title} is played alone.")
+            if len(table.seats) >= table.engine.max_seats:
+                raise TableError("This table is full.")
+            seat = computers.next_computer(level, table.seats)
+            return _update_lobby(conn, table, (*table.seats, seat), self._now())
+
+        return await self._write(run)
+
+    async def remove_computer(self, table_id: int, user_id: int) -> TableRecord:
+        """The host takes the last computer player seated in the lobby away again."""
+
+        def run(conn: sqlite3.Connection) -> TableRecord:
+            table = _require(conn, table_id)
+            if table.status != "lobby":
+                raise TableError("This table has already started.")
+            if user_id != table.host_id:
+                raise TableError("Only the host can remove a computer player.")
+            seated = [uid for uid in table.seats if computers.is_computer(uid)]
+            if not seated:
+                raise TableError("There is no computer player at this table.")
+            seats = tuple(uid for uid in table.seats if uid != seated[-1])
+            return _update_lobby(conn, table, seats, self._now())
+
+        return await self._write(run)
+
+    async def computer_turns(self, limit: int = 100) -> list[TableRecord]:
+        """Running tables whose seat to act is a computer (after a restart, or a missed move)."""
+
+        def run(conn: sqlite3.Connection) -> list[TableRecord]:
+            rows = conn.execute(
+                "SELECT DISTINCT t.id FROM tables t JOIN seats s ON s.table_id = t.id"
+                " WHERE t.status = 'running' AND s.user_id < 0 ORDER BY t.updated_at"
+            ).fetchall()
+            waiting: list[TableRecord] = []
+            for (table_id,) in rows:
+                if len(waiting) >= limit:
+                    break
+                try:
+                    table = _require(conn, table_id)
+                except CorruptTable:
+                    continue  # answered where a person meets it; a computer just waits
+                seat = table.engine.to_act(table.running_state())
+                if seat is not None and computers.is_computer(table.seats[seat]):
+                    waiting.append(table)
+            return waiting
+
+        return await self._read(run)
 
     async def start(self, table_id: int, user_id: int) -> TableRecord:
         def run(conn: sqlite3.Connection) -> TableRecord:
@@ -1055,9 +1113,7 @@ class _Plan:
     result: Result | None
 
 
-def _plan(
-    table: TableRecord, user_id: int, action: Action, expected_ply: int | None
-) -> _Plan:
+def _plan(table: TableRecord, user_id: int, action: Action, expected_ply: int | None) -> _Plan:
     if table.status != "running":
         if table.status == "lobby":
             raise TableError("This game has not started yet.")

@@ -1,0 +1,101 @@
+"""Computer seats through the fake Discord (issue 15): seated from the lobby by the host, moving
+by themselves through the same transaction as a click, thinking in worker processes, unrated,
+never messaged, and picking up their turn again after a restart."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from storage import computers
+from tests.e2e.moves import play_move, to_act
+from tests.e2e.test_castles_e2e import refusal
+from tests.e2e.world import World
+
+pytestmark = pytest.mark.e2e
+
+STEPS_MAX = 400
+
+
+async def open_lobby(w: World, command: str, **options: object) -> object:
+    handle = await w.alice.slash(w.channel, f"siege new {command}", **options)
+    assert handle.response_message is not None and not handle.ephemeral
+    return handle.response_message
+
+
+async def test_a_game_against_the_computer_to_the_end(world: World) -> None:
+    w = world
+    lobby = await open_lobby(w, "castles-besieged")
+    handle = await w.bob.click(w.fake.latest(lobby), "Add computer: easy")  # not the host
+    assert refusal(handle) == "Only the host can seat a computer player."
+    await w.alice.click(w.fake.latest(lobby), "Add computer: easy")
+    await w.fake.settle()
+    latest = w.fake.latest(lobby)
+    assert "Computer 1 (easy)" in latest.text()
+    assert all(b.disabled for b in latest.buttons() if b.label.startswith("Add computer"))
+    await w.alice.click(latest, "Start")
+    await w.fake.settle()
+    table = await w.table()
+    assert table.status == "running" and computers.level_of(table.seats[1]) == "easy"
+    rng = random.Random(7)
+    computer_moves = 0
+    for _ in range(STEPS_MAX):
+        await w.running.computers.idle()
+        await w.fake.settle()
+        table = await w.table_by_id(table.id)
+        if table.status != "running":
+            break
+        assert to_act(table) == w.alice.id, "the computer did not take its turn"
+        before = table.ply
+        await play_move(w, table, rng)
+        await w.running.computers.idle()
+        computer_moves += (await w.table_by_id(table.id)).ply - before - 1
+    assert table.status == "over", "the game did not end"
+    assert computer_moves > 0
+    log = await w.running.store.replay(table.id)
+    assert log == table.state  # every move, the computer's too, is in the log
+    results = await w.running.store.recent_results(w.guild.id, w.alice.id)
+    assert results and not results[0].rated  # a game with a computer is not rated
+    assert "Computer 1 (easy)" in w.public_text()
+    assert "<@-" not in w.public_text()  # never a mention of the computer's seat id
+
+
+async def test_several_computers_at_a_poker_table(world: World) -> None:
+    w = world
+    lobby = await open_lobby(w, "siege-tower-poker", start_chips=6, tower_height=3)
+    await w.alice.click(w.fake.latest(lobby), "Add computer: normal")
+    await w.alice.click(w.fake.latest(lobby), "Add computer: hard")
+    await w.alice.click(w.fake.latest(lobby), "Add computer: easy")
+    await w.alice.click(w.fake.latest(lobby), "Remove a computer")
+    await w.fake.settle()
+    table = await w.table()
+    assert [computers.level_of(u) for u in table.seats] == [None, "normal", "hard"]
+    await w.alice.click(w.fake.latest(lobby), "Start")
+    await w.fake.settle()
+    await w.running.computers.idle()
+    table = await w.table()
+    # The computers played until it was Alice's turn (or the end).
+    assert to_act(table) in (w.alice.id, None)
+    names = w.public_text()
+    assert "Computer 1 (normal)" in names and "Computer 2 (hard)" in names
+
+
+async def test_a_computer_turn_resumes_after_a_restart(world: World) -> None:
+    w = world
+    store = w.running.store
+    computer = computers.computer_id("normal", 1)
+    table = await store.create_table(
+        guild_id=w.guild.id,
+        channel_id=w.channel.id,
+        game="castles",
+        host_id=w.alice.id,
+        options={"dealer": 1},  # the second seat deals: the computer in seat 0 moves first
+        seats=(computer, w.alice.id),
+        start=True,
+    )
+    assert to_act(table) == computer
+    await w.restart_bot()  # the bot finds the computer's turn waiting when it starts
+    await w.running.computers.idle()
+    moved = await w.table_by_id(table.id)
+    assert moved.ply == 1 and to_act(moved) == w.alice.id
