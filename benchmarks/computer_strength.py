@@ -1,0 +1,210 @@
+"""How strong the computer players are: seeded games between levels, printed as tables.
+
+Not a test. For every two-player game (castles, king, knights) each level plays random play and
+the level below, seats alternating game by game; tower poker plays one computer against random
+seats at a 2-seat and a 5-seat table, and hard against normal heads-up (towers of 5 cards
+rather than 10 by default, so that the tables finish in minutes). A game's score is 1 for a
+win, 1/2 for a draw (or a win shared by two), 0 for a loss; the table gives the mean score with
+its 95% Wilson interval. "Clearly better" means the interval's lower bound is above 50% (for
+towers' multi-seat table, above the 1/n share a random seat expects). The last column is the
+thinking time of hard's moves in these games, median and maximum.
+
+Run: ``python -m benchmarks.computer_strength [--games N] [--workers W] [--only castles,king]``.
+Games run in a process pool, one game per task; each task times its own moves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import engine
+from engine import ai
+from engine.rules import Action, rng_for
+
+MAX_PLIES = 20_000
+
+
+@dataclass(frozen=True)
+class Match:
+    game: str
+    seats: tuple[str, ...]  # a level or "random" per seat
+    focus: int  # the seat whose score is counted
+    seed: int
+    options: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    score: float
+    hard_times: tuple[float, ...]
+    plies: int
+
+
+def play(match: Match) -> Outcome:
+    """One seeded game to its end; the focus seat's score and hard's move times."""
+    game = engine.get_game(match.game)
+    options = dict(match.options)
+    state = game.setup(len(match.seats), options, rng_for(match.seed, "setup"))
+    chooser = random.Random(f"{match.seed}:players")
+    times: list[float] = []
+    ply = 0
+    while game.result(state) is None and ply < MAX_PLIES:
+        seat = game.to_act(state)
+        assert seat is not None
+        level = match.seats[seat]
+        action: Action
+        if level == "random":
+            legal = [a for a in game.legal_actions(state, seat) if a["type"] != "leave"]
+            action = legal[chooser.randrange(len(legal))]
+        else:
+            start = time.perf_counter()
+            view = game.view(state, seat)
+            action = ai.choose(match.game, view, seat, level, chooser, options=options)
+            if level == "hard":
+                times.append(time.perf_counter() - start)
+        state, _ = game.apply(state, seat, action, rng_for(match.seed, ply))
+        ply += 1
+    result = game.result(state)
+    score = 0.5
+    if result is not None and result.winners:
+        score = 1.0 / len(result.winners) if match.focus in result.winners else 0.0
+    elif result is not None and len(match.seats) > 2:
+        score = 1.0 / len(match.seats)
+    return Outcome(score, tuple(times), ply)
+
+
+def wilson(mean: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion (a mean score counts as one)."""
+    if n == 0:
+        return 0.0, 1.0
+    centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def two_player(game: str, a: str, b: str, games: int, seed: int) -> list[Match]:
+    matches = []
+    for i in range(games):
+        seats = (a, b) if i % 2 == 0 else (b, a)
+        matches.append(Match(game, seats, i % 2, seed * 100_000 + i))
+    return matches
+
+
+def table(
+    game: str, n: int, level: str, other: str, games: int, seed: int, height: int
+) -> list[Match]:
+    matches = []
+    for i in range(games):
+        focus = i % n
+        seats = tuple(level if s == focus else other for s in range(n))
+        options = (("tower_height", height),)
+        matches.append(Match(game, seats, focus, seed * 100_000 + i, options))
+    return matches
+
+
+def report(
+    title: str,
+    rows: Sequence[tuple[str, list[Outcome]]],
+    baseline: Sequence[float],
+    pool_time: float,
+) -> None:
+    print(f"\n{title}")
+    print(
+        f"{'matchup':<22}{'games':>6}{'score':>8}   {'95% interval':<16}{'hard s/move p50/max':>20}"
+    )
+    for (label, outcomes), base in zip(rows, baseline, strict=True):
+        n = len(outcomes)
+        mean = sum(o.score for o in outcomes) / n
+        low, high = wilson(mean, n)
+        times = [t for o in outcomes for t in o.hard_times]
+        timing = f"{statistics.median(times):.3f}/{max(times):.3f}" if times else "-"
+        clear = "clearly" if low > base else "not clear"
+        print(
+            f"{label:<22}{n:>6}{mean:>8.1%}   [{low:.1%}, {high:.1%}]  {timing:>14}   "
+            f"{clear} (>{base:.0%})"
+        )
+    print(f"({pool_time:.0f} s)", flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=50, help="games per matchup (castles, king)")
+    parser.add_argument("--knights-games", type=int, default=60, help="games per knights matchup")
+    parser.add_argument("--towers-games", type=int, default=12, help="games per towers matchup")
+    parser.add_argument(
+        "--towers-height", type=int, default=5, help="tower height at the towers tables (3-10)"
+    )
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", default="castles,king,knights,towers")
+    args = parser.parse_args(argv)
+    wanted = args.only.split(",")
+    started = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        for game in ("castles", "king", "knights"):
+            if game not in wanted:
+                continue
+            t0 = time.perf_counter()
+            pairs = [
+                ("easy", "random"),
+                ("normal", "random"),
+                ("hard", "random"),
+                ("normal", "easy"),
+                ("hard", "normal"),
+            ]
+            count = args.knights_games if game == "knights" else args.games
+            batches = [two_player(game, a, b, count, args.seed) for a, b in pairs]
+            results = [list(pool.map(play, batch)) for batch in batches]
+            rows = [(f"{a} vs {b}", r) for (a, b), r in zip(pairs, results, strict=True)]
+            report(
+                f"{engine.get_game(game).title} ({game})",
+                rows,
+                [0.5] * len(rows),
+                time.perf_counter() - t0,
+            )
+        if "towers" in wanted:
+            t0 = time.perf_counter()
+            g, h = args.towers_games, args.towers_height
+            specs = [
+                (
+                    "normal vs random, 2 seats",
+                    table("towers", 2, "normal", "random", g, args.seed, h),
+                    0.5,
+                ),
+                (
+                    "hard vs random, 2 seats",
+                    table("towers", 2, "hard", "random", g, args.seed, h),
+                    0.5,
+                ),
+                (
+                    "hard vs 4 random, 5 seats",
+                    table("towers", 5, "hard", "random", g, args.seed, h),
+                    0.2,
+                ),
+                (
+                    "hard vs normal, 2 seats",
+                    table("towers", 2, "hard", "normal", g, args.seed, h),
+                    0.5,
+                ),
+            ]
+            rows = [(label, list(pool.map(play, batch))) for label, batch, _ in specs]
+            report(
+                f"{engine.get_game('towers').title} (towers, tower_height {h})",
+                rows,
+                [base for _, _, base in specs],
+                time.perf_counter() - t0,
+            )
+    print(f"\ntotal {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,285 @@
+"""The computer's model of Castles Besieged: determinizer, playout policy and evaluation.
+
+What a seat sees (``engine.castles`` view): both rows, every count, its own hand. Unseen are the
+other hand, the pile's order and which cards the discard holds (the view counts the killed cards
+but does not name them), so a determinization deals the cards not in sight at random into the
+other hand, the discard and the pile, in the sizes the view gives.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine import cards
+from engine.ai.search import result_rewards, squash
+from engine.castles import GAME
+from engine.rules import Action, Game, Result, State
+
+# Chance that an attack needing 7..12 hits with two dice.
+HIT_CHANCE = {
+    n: sum(1 for a in range(1, 7) for b in range(1, 7) if a + b >= n) / 36 for n in range(2, 13)
+}
+
+
+class CastlesModel:
+    game: Game = GAME
+    rollout_depth = 8
+
+    def __init__(self, view: Mapping[str, Any], seat: int) -> None:
+        self.view = view
+        self.seat = seat
+        # The root's public part (rows, own hand) is all that pruning reads.
+        self.root_state = determinize(view, seat, random.Random(0))
+
+    def shortcut(self, rng: random.Random) -> Action | None:
+        return None
+
+    def anchor(self, rng: random.Random) -> Action:
+        """The rule-of-thumb move (it reads only the rows and the seat's own hand)."""
+        return greedy_action(self.root_state, self.seat, rng)
+
+    def to_act(self, state: State) -> int | None:
+        to_act: int | None = state["to_act"]
+        return to_act
+
+    def legal(self, state: State, seat: int) -> list[Action]:
+        return prune(state, seat, legal(state, seat))
+
+    def apply(self, state: State, seat: int, action: Action, rng: random.Random) -> State:
+        return apply(state, seat, action, rng)
+
+    def determinize(self, rng: random.Random) -> State:
+        return determinize(self.view, self.seat, rng)
+
+    def rollout_action(self, state: State, seat: int, rng: random.Random) -> Action:
+        if rng.random() < 0.1:
+            actions = legal(state, seat)
+            return actions[rng.randrange(len(actions))]
+        return greedy_action(state, seat, rng)
+
+    def evaluate(self, state: State) -> Sequence[float]:
+        done = result_rewards(GAME, state, 2)
+        if done is not None:
+            return done
+        return evaluate(state)
+
+    def is_cutoff(self, state: State, depth: int) -> bool:
+        return depth >= self.rollout_depth
+
+    def root_actions(self, legal: list[Action]) -> list[Action]:
+        return prune(self.root_state, self.seat, legal)
+
+
+def determinize(view: Mapping[str, Any], seat: int, rng: random.Random) -> State:
+    summary = view["summary"]
+    other = 1 - seat
+    hand = list(view["hand"])
+    rows = [list(r) for r in summary["rows"]]
+    seen = set(hand) | {c for r in rows for c in r}
+    unseen = [c for c in cards.DECK52 if c not in seen]
+    rng.shuffle(unseen)
+    n_other = summary["hand_sizes"][other]
+    n_discard = summary["discard"]
+    hands: list[list[str]] = [[], []]
+    hands[seat] = hand
+    hands[other] = unseen[:n_other]
+    discard = unseen[n_other : n_other + n_discard]
+    pile = unseen[n_other + n_discard :]
+    assert len(pile) == summary["pile"], "the view's counts do not add up to the deck"
+    last = summary["last_attack"]
+    return {
+        "version": GAME.state_version,
+        "dealer": summary["dealer"],
+        "hands": hands,
+        "pile": pile,
+        "rows": rows,
+        "discard": discard,
+        "hits": list(summary["hits"]),
+        "quiet_turns": summary["quiet_turns"],
+        "to_act": view["to_act"],
+        "last_attack": None if last is None else dict(last),
+        # Only a seat with nothing at all (no hand, no row, no pile) can have passed last.
+        "last_was_pass": (
+            view["to_act"] is not None
+            and summary["pile"] == 0
+            and summary["hand_sizes"][1 - view["to_act"]] == 0
+            and not rows[1 - view["to_act"]]
+        ),
+        "dice": [],
+        "result": view["result"],
+    }
+
+
+def legal(state: State, seat: int) -> list[Action]:
+    """``engine.castles`` legal list, in its order (the search's root relies on the same
+    actions; the tests compare the two)."""
+    if state["result"] is not None or state["to_act"] != seat:
+        return []
+    actions: list[Action] = [{"type": "draw"}] if state["pile"] else []
+    actions += [
+        {"type": "lay", "card": c} for c in sorted(state["hands"][seat], key=_SORT.__getitem__)
+    ]
+    actions += [{"type": "attack", "pos": p} for p in range(len(state["rows"][seat]))]
+    return actions or [{"type": "pass"}]
+
+
+_SORT = {c: cards.sort_key(c) for c in cards.DECK52}
+_VALUE = {c: cards.value(c) for c in cards.DECK52}
+
+
+def apply(state: State, seat: int, action: Action, rng: random.Random) -> State:
+    """``engine.castles`` ``apply`` for the search: no checks, no events, no last attack, and
+    a shallow copy of only what changes (the tests play both side by side)."""
+    new = dict(state)
+    kind = action["type"]
+    other = 1 - seat
+    pile_was_empty = not state["pile"]
+    fought = False
+    if kind == "draw":
+        hands = [state["hands"][0], state["hands"][1]]
+        hands[seat] = [*hands[seat], state["pile"][0]]
+        new["hands"] = hands
+        new["pile"] = state["pile"][1:]
+    elif kind == "lay":
+        card = action["card"]
+        hands = [state["hands"][0], state["hands"][1]]
+        hands[seat] = [c for c in hands[seat] if c != card]
+        rows = [state["rows"][0], state["rows"][1]]
+        rows[seat] = [*rows[seat], card]
+        new["hands"], new["rows"] = hands, rows
+    elif kind == "attack":
+        pos = action["pos"]
+        mine, theirs = state["rows"][seat], state["rows"][other]
+        target = theirs[pos] if pos < len(theirs) else None
+        needed = 7 if target is None else max(7, _VALUE[target] - _VALUE[mine[pos]])
+        dice = [_die(new, rng), _die(new, rng)]
+        if sum(dice) >= needed:
+            fought = True
+            if target is not None:
+                rows = [state["rows"][0], state["rows"][1]]
+                rows[other] = theirs[:pos] + theirs[pos + 1 :]
+                new["rows"] = rows
+                new["discard"] = [*state["discard"], target]
+            else:
+                hits = list(state["hits"])
+                hits[other] += 1
+                new["hits"] = hits
+    if pile_was_empty:
+        new["quiet_turns"] = 0 if fought else state["quiet_turns"] + 1
+    new["to_act"] = other
+    hits = new["hits"]
+    if hits[other] >= 10:
+        _end(new, Result((seat,), "castle_stormed", tuple(hits)))
+    elif (kind == "pass" and state["last_was_pass"]) or new["quiet_turns"] >= 30:
+        rows = new["rows"]
+        totals = [sum(_VALUE[c] for c in row) for row in rows]
+        if hits[0] != hits[1]:
+            winners: tuple[int, ...] = (0,) if hits[0] < hits[1] else (1,)
+        elif totals[0] != totals[1]:
+            winners = (0,) if totals[0] > totals[1] else (1,)
+        else:
+            winners = ()
+        _end(new, Result(winners, "stalemate", tuple(hits)))
+    new["last_was_pass"] = kind == "pass"
+    return new
+
+
+def _die(state: State, rng: random.Random) -> int:
+    if state["dice"]:
+        dice = list(state["dice"])
+        state["dice"] = dice[1:]
+        return int(dice[0])
+    return int(rng.random() * 6) + 1
+
+
+def _end(state: State, result: Result) -> None:
+    state["result"] = result.to_json()
+    state["to_act"] = None
+
+
+def prune(state: State, seat: int, actions: list[Action]) -> list[Action]:
+    """The moves worth searching: draw; lay the highest or the lowest card (the cards between
+    play the same part); one attack on the castle (every unblocked card hits it alike); attacks
+    on the cards that a roll can plausibly kill (9 or less needed)."""
+    rows = state["rows"]
+    mine, theirs = rows[seat], rows[1 - seat]
+    lays = [a for a in actions if a["type"] == "lay"]
+    kept: list[Action] = [a for a in actions if a["type"] in ("draw", "pass")]
+    if lays:
+        kept.append(lays[-1])
+        if _VALUE[lays[0]["card"]] != _VALUE[lays[-1]["card"]]:
+            kept.append(lays[0])
+    free = False
+    for a in actions:
+        if a["type"] != "attack":
+            continue
+        pos = a["pos"]
+        if pos >= len(theirs):
+            if not free:
+                kept.append(a)
+                free = True
+        elif max(7, _VALUE[theirs[pos]] - _VALUE[mine[pos]]) <= 9:
+            kept.append(a)
+    return kept or actions
+
+
+def _unblocked(rows: list[list[str]], s: int) -> list[int]:
+    return list(range(len(rows[1 - s]), len(rows[s])))
+
+
+def evaluate(state: State) -> list[float]:
+    """Hits decide the game. Only one card attacks a turn, so what counts is whether a side
+    has an unblocked card at all (a hit at 58% every turn), then how many lays the other side
+    needs to block them all; then the kills a roll can make, cards in hand to lay, and the row
+    totals a stalemate compares."""
+    rows = state["rows"]
+    hits = state["hits"]
+    d = len(rows[0]) - len(rows[1])
+    tempo = (d > 0) - (d < 0) + 0.35 * (max(d - 1, 0) - max(-d - 1, 0))
+    kills = 0.0
+    for pos in range(min(len(rows[0]), len(rows[1]))):
+        a, b = _VALUE[rows[0][pos]], _VALUE[rows[1][pos]]
+        kills += HIT_CHANCE[max(7, b - a)] - HIT_CHANCE[max(7, a - b)]
+    material = sum(_VALUE[c] for c in rows[0]) - sum(_VALUE[c] for c in rows[1])
+    in_hand = [min(len(h), 6) for h in state["hands"]]
+    score0 = (
+        (hits[1] - hits[0])
+        + 1.2 * tempo
+        + 0.3 * kills
+        + 0.12 * (in_hand[0] - in_hand[1])
+        + 0.02 * material
+        # Nearer the tenth hit, each hit counts for more.
+        + 0.25 * (max(hits[1] - 5, 0) - max(hits[0] - 5, 0))
+    )
+    p0 = squash(score0 / 2.5)
+    return [p0, 1.0 - p0]
+
+
+def greedy_action(state: State, seat: int, rng: random.Random) -> Action:
+    """A sensible quick move: hit the castle with an unblocked card; block the other side's
+    unblocked card with the best card in hand; else lay the best card (a kill when the hand is
+    empty and a roll of 7 does it), kill on a fair roll, or draw."""
+    rows = state["rows"]
+    mine, theirs = rows[seat], rows[1 - seat]
+    if len(mine) > len(theirs):
+        return {"type": "attack", "pos": len(theirs)}
+    hand = state["hands"][seat]
+    if hand and len(theirs) > len(mine):
+        return {"type": "lay", "card": max(hand, key=_VALUE.__getitem__)}
+    kills = [
+        (HIT_CHANCE[max(7, _VALUE[theirs[p]] - _VALUE[mine[p]])] * (1 + _VALUE[theirs[p]] / 26), p)
+        for p in range(min(len(mine), len(theirs)))
+    ]
+    best = max(kills) if kills else (0.0, 0)
+    if best[0] >= 0.5 and len(theirs) > len(mine):
+        return {"type": "attack", "pos": best[1]}
+    if hand:
+        return {"type": "lay", "card": max(hand, key=_VALUE.__getitem__)}
+    if best[0] >= 0.4:
+        return {"type": "attack", "pos": best[1]}
+    if state["pile"]:
+        return {"type": "draw"}
+    actions = legal(state, seat)
+    return actions[rng.randrange(len(actions))]

@@ -1,0 +1,100 @@
+"""Terminal play, ``python -m siegehall play`` (issue 15), driven through a pipe.
+
+Each test runs the real command in a subprocess with its standard input prepared: a whole game
+against a computer to its end, bad input refused with the sentences a player gets, and the end
+of input or ``q`` leaving cleanly with status 0.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import engine
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def play(*args: str, stdin: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run(
+        [sys.executable, "-m", "siegehall", "play", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def test_a_game_against_the_computer_to_its_end() -> None:
+    done = play("king", "--vs", "computer:normal", "--seed", "4", stdin="1\n" * 400)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    out = done.stdout
+    assert out.startswith("Siege the King: seat 1 Player, seat 2 Computer (normal)")
+    assert "Goodbye" not in out  # the game ended, not the input
+    # The end: the table and the result line.
+    assert "wins" in out.splitlines()[-1] or "draw" in out.splitlines()[-1].lower()
+    assert out.count("Your choice") >= 5
+
+
+def test_a_solo_game_to_its_end_with_a_hint() -> None:
+    done = play("kurth", "--seed", "9", stdin="h\n" + "1\n" * 300)
+    assert done.returncode == 0, done.stderr
+    assert "The computer would choose " in done.stdout
+    assert "Goodbye" not in done.stdout
+
+
+def test_bad_input_is_refused_and_the_game_goes_on() -> None:
+    refused = [
+        "0",
+        "99",
+        "draw",
+        "{not json",
+        '{"type": "lay", "card": "ZZ"}',
+        '{"type": "attack", "pos": 0}',
+        '{"type": "fly"}',
+    ]
+    done = play(
+        "castles", "--vs", "computer:easy", "--seed", "3", stdin="\n".join(refused) + "\nq\n"
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.count("That is not one of your choices: type a number from 1 to ") == 3
+    assert "That is not a move: type the number of a choice." in out
+    # The engine's own sentences, as on Discord.
+    assert "You do not hold that card." in out
+    assert "You have no card at that position." in out
+    assert "That is not a move in Castles Besieged: draw, lay, attack or pass." in out
+    assert out.rstrip().endswith("Goodbye: the game was left unfinished (seed 3).")
+
+
+def test_end_of_input_leaves_cleanly() -> None:
+    done = play("towers", "--vs", "computer:hard", "--vs", "computer:easy", "--seed", "2", stdin="")
+    assert done.returncode == 0
+    assert done.stderr == ""
+    assert done.stdout.rstrip().endswith("Goodbye: the game was left unfinished (seed 2).")
+
+
+def test_hot_seat_shows_only_the_seat_to_act() -> None:
+    """Two people at one keyboard: each panel is one seat's view, after a pause to pass over."""
+    done = play("castles", "--seats", "2", "--seed", "6", stdin="\n1\n\n1\nq\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Player 1, your turn: press Enter" in out or "Player 2, your turn: press Enter" in out
+    assert out.count("Your hand") >= 2
+
+
+def test_bad_arguments_are_one_line_and_status_2() -> None:
+    done = play("towers", "--seats", "9", stdin="")
+    assert done.returncode == 2
+    title = engine.GAMES["towers"].title
+    assert done.stderr.strip() == f"python -m siegehall: {title} is played by 2 to 7 seats, not 9."
+    done = play("castles", "--vs", "computer:genius", stdin="")
+    assert done.returncode == 2
+    assert "computer:hard" in done.stderr
