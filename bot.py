@@ -1,9 +1,11 @@
 """Siege Hall: the Discord bot's entry point.
 
 ``python bot.py`` reads its configuration from the environment or a ``.env`` file in the current
-folder (``DISCORD_TOKEN``, ``DATABASE_PATH``, ``DEV_GUILD_ID``, ``LOG_LEVEL``), opens the SQLite
-database and runs migrations, then connects to Discord, loads the cogs, registers the
-restart-proof buttons and syncs the slash commands.
+folder (``DISCORD_TOKEN``, ``DATABASE_PATH``, ``DEV_GUILD_ID``, ``LOG_LEVEL``, ``SYNC_COMMANDS``),
+opens the SQLite database and runs migrations, then connects to Discord, loads the cogs,
+registers the restart-proof buttons and syncs the slash commands when they changed since the last
+sync (a hash of the command tree is kept beside the database); ``SYNC_COMMANDS=force`` or
+``python bot.py --sync`` uploads them whatever the hash says.
 
 Start-up failures are one line on standard error and exit status 2, never a traceback: no token,
 a bad setting, an unusable database (checked before connecting), a token Discord refuses. While
@@ -14,11 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
 import logging
+import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, ClassVar, Literal, get_args
 
 import aiohttp
@@ -33,10 +40,12 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from cogs.boards import BOARD_ITEMS, Boards
 from cogs.clockwork import Clockwork
 from cogs.components import DYNAMIC_ITEMS
+from cogs.computer import Computers
 from cogs.daily import Daily
 from cogs.hall import Hall
 from cogs.offers import OFFER_ITEMS
 from storage import DatabaseUnusable, Store
+from storage.postgres import SCHEMES as POSTGRES_SCHEMES
 
 EXTENSIONS = ("cogs.siege",)
 log = logging.getLogger("siege")
@@ -51,17 +60,23 @@ BAD_TOKEN = "Siege Hall: Discord refused the token (DISCORD_TOKEN). Reset it and
 # -- settings --------------------------------------------------------------------------------
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+#: ``auto``: sync the slash commands when the command tree changed; ``force``: on every start.
+CommandSync = Literal["auto", "force"]
 
 #: The variable each setting is read from (environment or ``.env``), by field name.
 VARIABLES = {
     "token": "DISCORD_TOKEN",
     "database_path": "DATABASE_PATH",
+    "database_url": "DATABASE_URL",
     "dev_guild_id": "DEV_GUILD_ID",
     "log_level": "LOG_LEVEL",
+    "command_sync": "SYNC_COMMANDS",
 }
 _EXPECTED = {
+    "DATABASE_URL": "must be a postgresql:// URL, or left empty",
     "DEV_GUILD_ID": "must be a server id (a whole number), or left empty",
     "LOG_LEVEL": "must be DEBUG, INFO, WARNING or ERROR",
+    "SYNC_COMMANDS": "must be auto or force",
 }
 
 
@@ -96,8 +111,18 @@ class Settings(BaseSettings):
 
     token: SecretStr | None = Field(default=None, validation_alias="DISCORD_TOKEN")
     database_path: str = Field(default="siege.db", validation_alias="DATABASE_PATH")
+    #: PostgreSQL instead of the SQLite file when set (a secret: it may hold a password).
+    database_url: SecretStr | None = Field(default=None, validation_alias="DATABASE_URL")
     dev_guild_id: PositiveInt | None = Field(default=None, validation_alias="DEV_GUILD_ID")
     log_level: LogLevel = Field(default="INFO", validation_alias="LOG_LEVEL")
+    command_sync: CommandSync = Field(default="auto", validation_alias="SYNC_COMMANDS")
+
+    @property
+    def database(self) -> str:
+        """Where the store is: ``DATABASE_URL`` (PostgreSQL) when set, else ``DATABASE_PATH``."""
+        if self.database_url is not None:
+            return self.database_url.get_secret_value()
+        return self.database_path
 
     @field_validator("*", mode="before")
     @classmethod
@@ -109,10 +134,16 @@ class Settings(BaseSettings):
             raise PydanticUseDefault
         if info.field_name == "dev_guild_id" and not value.isdigit():
             raise ValueError("not a server id")
+        if info.field_name == "database_url" and not value.startswith(POSTGRES_SCHEMES):
+            raise ValueError("not a PostgreSQL URL")
         if info.field_name == "log_level":
             if value.upper() not in get_args(LogLevel):
                 raise ValueError("not a log level")  # here, so the message shows what was set
             return value.upper()
+        if info.field_name == "command_sync":
+            if value.lower() not in get_args(CommandSync):
+                raise ValueError("not a sync mode")
+            return value.lower()
         return value
 
     @classmethod
@@ -153,7 +184,7 @@ class _FromEnvironment(Settings):
 
 
 class _OurVariablesOnly(PydanticBaseSettingsSource):
-    """What ``source`` found under the four documented variable names only.
+    """What ``source`` found under the documented variable names only.
 
     ``populate_by_name`` also makes pydantic-settings look for variables named after the fields;
     a stray ``token`` variable must never become the bot token.
@@ -178,7 +209,8 @@ def _describe(exc: ValidationError) -> str:
         where = str(error["loc"][0]) if error["loc"] else "?"
         variable = VARIABLES.get(where, where)
         expected = _EXPECTED.get(variable, "has a value Siege Hall cannot use")
-        shown = "" if variable == "DISCORD_TOKEN" else f", not {_quoted(error.get('input'))}"
+        secret = variable in ("DISCORD_TOKEN", "DATABASE_URL")
+        shown = "" if secret else f", not {_quoted(error.get('input'))}"
         problems.append(f"{variable} {expected}{shown}")
     return "; ".join(problems) + "."
 
@@ -226,7 +258,7 @@ async def open_store(path: str, clock: Callable[[], datetime] | None = None) -> 
     except BaseException:
         await store.close()
         raise
-    log.info("database %s at schema version %s", path, version)
+    log.info("database %s at schema version %s", store.path, version)  # no password in it
     return store
 
 
@@ -243,6 +275,7 @@ class SiegeBot(commands.Bot):
     boards: Boards
     daily: Daily
     clockwork: Clockwork
+    computers: Computers
 
     def __init__(
         self,
@@ -251,6 +284,7 @@ class SiegeBot(commands.Bot):
         store: Store | None = None,
         sleep: Sleep = asyncio.sleep,
         clock: Callable[[], datetime] | None = None,
+        thinker: Executor | None = None,
         **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
@@ -268,6 +302,7 @@ class SiegeBot(commands.Bot):
             self.store = store
         self._sleep = sleep
         self.clock = clock or utc_now  # tests pass one they move by hand
+        self._thinker = thinker  # where computers think (default: a pool of processes)
         self._retry_wait: asyncio.Future[object] | None = None
         self._preparing = False
         self._prepared = False
@@ -279,27 +314,42 @@ class SiegeBot(commands.Bot):
         if not self._prepared:
             self._preparing = True
             if self._owns_store:
-                self.store = await open_store(self.settings.database_path, self.clock)
+                self.store = await open_store(self.settings.database, self.clock)
             self.hall = Hall(self, self.store)
             self.boards = Boards(self.hall, self.store, self.clock)
             self.daily = Daily(self.hall, self.boards, self.store, self.clock)
             self.clockwork = Clockwork(self, self.hall, self.store)
+            self.computers = Computers(self.hall, self.store, self._thinker)
+            self.hall.computers = self.computers
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
             self.add_dynamic_items(*DYNAMIC_ITEMS, *BOARD_ITEMS, *OFFER_ITEMS)
             await self.clockwork.start()
+            await self.computers.resume()  # computer turns a restart interrupted
             self._preparing = False
             self._prepared = True
         await self.sync_commands()
 
     async def sync_commands(self) -> None:
+        """Upload the slash commands, unless the same command tree was uploaded to the same
+        place before (its hash is kept beside the database): Discord limits command updates,
+        and a start-up should not spend them on what it already has. ``SYNC_COMMANDS=force``
+        (or ``python bot.py --sync``) uploads them whatever the hash says."""
+        guild = None
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
-            synced = await self.tree.sync(guild=guild)
+        scope = f"{self.application_id}:{guild.id if guild is not None else 'global'}"
+        digest = command_tree_hash(self.tree, guild)
+        record = CommandSyncRecord(self.settings.database_path)
+        if self.settings.command_sync != "force" and record.get(scope) == digest:
+            log.info("slash commands unchanged since the last sync; not syncing them again")
+            return
+        synced = await self.tree.sync(guild=guild)
+        record.put(scope, digest)
+        if guild is not None:
             log.info("synced %s commands to server %s", len(synced), guild.id)
         else:
-            synced = await self.tree.sync()
             log.info("synced %s global commands (may take up to an hour to appear)", len(synced))
 
     async def start(self, token: str, *, reconnect: bool = True) -> None:
@@ -348,6 +398,9 @@ class SiegeBot(commands.Bot):
         clockwork = getattr(self, "clockwork", None)
         if clockwork is not None:
             clockwork.stop()
+        computers = getattr(self, "computers", None)
+        if computers is not None:
+            await computers.close()
         if self._retry_wait is not None and self._retry_wait is not asyncio.current_task():
             self._retry_wait.cancel()
         await super().close()
@@ -361,6 +414,50 @@ class SiegeBot(commands.Bot):
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def command_tree_hash(tree: discord.app_commands.CommandTree[Any], guild: Any | None) -> str:
+    """A hash of what ``tree.sync(guild=guild)`` would upload (the same JSON)."""
+    payload = [command.to_dict(tree) for command in tree.get_commands(guild=guild)]
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class CommandSyncRecord:
+    """The hash of the command tree last synced, by application and scope, in a small JSON file
+    beside the database (``siege.db`` -> ``siege.db.commands.json``). An unreadable or missing
+    file means "never synced": the commands are then synced, which is always safe."""
+
+    def __init__(self, database_path: str) -> None:
+        self.path = (
+            None
+            if database_path in ("", ":memory:") or database_path.startswith("file:")
+            else Path(f"{database_path}.commands.json")
+        )
+
+    def _read(self) -> dict[str, str]:
+        if self.path is None:
+            return {}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def get(self, scope: str) -> str | None:
+        return self._read().get(scope)
+
+    def put(self, scope: str, digest: str) -> None:
+        if self.path is None:
+            return
+        data = {**self._read(), scope: digest}
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        try:
+            temporary.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+            os.replace(temporary, self.path)
+        except OSError as exc:
+            # Not fatal: the next start syncs again.
+            log.warning("could not record the command sync in %s (%s)", self.path, exc)
 
 
 def create_bot(settings: Settings, **options: Any) -> SiegeBot:
@@ -405,7 +502,7 @@ async def amain(settings: Settings, *, sleep: Sleep = asyncio.sleep, **client_op
         print(NO_TOKEN, file=sys.stderr)
         return 2
     try:
-        store = await open_store(settings.database_path)
+        store = await open_store(settings.database)
     except DatabaseUnusable as exc:
         print(f"Siege Hall: {' '.join(str(exc).splitlines())}", file=sys.stderr)
         return 2
@@ -437,12 +534,21 @@ def close_on_terminate(bot: SiegeBot) -> None:
         loop.add_signal_handler(signal.SIGTERM, terminate)
 
 
-def main() -> int:
+USAGE = "usage: python bot.py [--sync]  (--sync: upload the slash commands even if unchanged)"
+
+
+def main(args: Sequence[str] = ()) -> int:
+    """``python bot.py [--sync]``: the exit status."""
+    if any(arg != "--sync" for arg in args):
+        print(USAGE, file=sys.stderr)
+        return 2
     try:
         settings = Settings.from_env()
     except SettingsError as exc:
         print(f"Siege Hall: {exc}", file=sys.stderr)
         return 2
+    if "--sync" in args:
+        settings = settings.model_copy(update={"command_sync": "force"})
     if settings.token is None:
         print(NO_TOKEN, file=sys.stderr)
         return 2
@@ -454,4 +560,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

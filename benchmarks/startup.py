@@ -297,7 +297,7 @@ def write_played(conn: sqlite3.Connection, played: Played) -> int:
             (
                 dumps(played.final_state),
                 plies,
-                plies,
+                plies + 1,  # every move, and setting the message id, bumps the version
                 played.result,
                 played.log[-1][5],
                 table_id,

@@ -1,101 +1,456 @@
-"""Load benchmark: many tables played at once through the real bot and the loopback fake Discord.
+"""Load benchmark: many Castles Besieged tables played at once, the bot in a process of its own.
 
-Not a test. Opens TABLES Castles Besieged tables (one per channel, two players each), then
-has every table play MOVES draws concurrently, each click sent as soon as that table's previous
-answer arrived. Prints the click-to-answer latency (the time a player waits for the table to
-update: the action committed and the table re-rendered) and the throughput, plus REST calls
-per action. Everything runs in one process on 127.0.0.1.
+Not a test. This process runs the loopback fake Discord and the scripted players; the bot runs
+as ``python bot.py`` does (``bot.main()`` through a small launcher that points discord.py at the
+fake), so the CPU time read from ``/proc/<bot pid>/stat`` is the bot's own (its threads
+included: the database thread, picture rendering).
 
-Run: ``.venv/bin/python benchmarks/table_load.py [TABLES] [MOVES]`` (defaults 20 and 15).
+For each size (concurrent tables): open the tables (lobby, join, start), then every table plays
+MOVES moves. The player to act clicks the current Draw (or whatever the first move offered is)
+on the table message or on their DM panel, alternately, as soon as that message shows the
+position; with ``--rate`` the clicks of all tables together are paced to that many per second
+(an open loop: a table waits for its turn in the pacer, not for other tables' answers).
+
+Printed per size: moves per second, click-to-answer latency (from the interaction's dispatch to
+the bot's initial response: what a player waits for) p50/p99/max, the bot's CPU milliseconds per
+move, requests per move (exempt: interaction callbacks and webhooks; rate-limited: everything
+else) and what the bot's event loop reports: callbacks that blocked it longer than 20 ms (the
+bot runs with ``asyncio`` debug mode's ``slow_callback_duration`` when ``--debug-loop`` is
+given; its overhead inflates CPU, so that run is separate). The last line is one JSON object
+(``RESULT {...}``) for ``benchmarks/all.py``.
+
+Run: ``.venv/bin/python benchmarks/table_load.py [--sizes 1,100,1000] [--moves 100,10,3]
+[--rates 0,0,200] [--debug-loop]`` (rate 0: as fast as the bot answers).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import json
+import os
+import random
+import re
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root, for tests.fakecord
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the repo root, for tests.fakecord
 
-import bot as siege_bot
-from tests.fakecord import FakeDiscord, FakeMessage, start_client, stop_client
-from tests.fakecord.world import FakeChannel, FakeUser
+from tests.fakecord import FakeDiscord, FakeMessage  # noqa: E402
+from tests.fakecord.messages import walk_components  # noqa: E402
+from tests.fakecord.world import FakeChannel, FakeUser  # noqa: E402
+
+PYTHON = sys.executable
+SLOW_CALLBACK = 0.020  # seconds: the issue's limit for one callback on the bot's loop
+
+LAUNCHER = """\
+import asyncio, json, logging, os, re, signal, sys
+sys.path.insert(0, os.environ["SIEGE_BENCH_ROOT"])
+import discord.gateway, discord.http, yarl
+discord.http.Route.BASE = os.environ["SIEGE_BENCH_API"]
+discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(os.environ["SIEGE_BENCH_GATEWAY"])
+import bot
+slow = []
+class Slow(logging.Handler):
+    def emit(self, record):
+        found = re.search(r"took ([0-9.]+) seconds", record.getMessage())
+        if found:
+            slow.append(float(found.group(1)))
+if os.environ.get("SIEGE_BENCH_DEBUG_LOOP"):
+    handler = Slow(level=logging.WARNING)
+    logging.getLogger("asyncio").addHandler(handler)
+    _run = asyncio.run
+    def run(main, **kwargs):
+        async def wrapped():
+            asyncio.get_running_loop().slow_callback_duration = float(
+                os.environ["SIEGE_BENCH_DEBUG_LOOP"]
+            )
+            return await main
+        return _run(wrapped(), debug=True)
+    asyncio.run = run
+    def report(*_):
+        print("SLOW " + json.dumps(slow), file=sys.stderr, flush=True)
+    import atexit
+    atexit.register(report)
+_create_bot = bot.create_bot
+bot.create_bot = lambda settings, **options: _create_bot(
+    settings, guild_ready_timeout=0.05, **options
+)
+if os.environ.get("SIEGE_BENCH_PROFILE"):
+    import cProfile
+    profile = cProfile.Profile()
+    try:
+        status = profile.runcall(bot.main)
+    finally:
+        profile.dump_stats(os.environ["SIEGE_BENCH_PROFILE"])
+    raise SystemExit(status)
+raise SystemExit(bot.main())
+"""
 
 
-async def open_table(
-    fake: FakeDiscord, channel: FakeChannel, host: FakeUser, guest: FakeUser
-) -> FakeMessage:
-    lobby = (await host.slash(channel, "siege new", game="castles", dealer="1")).response_message
-    assert lobby is not None
-    await guest.click(lobby, "Join")
-    await host.click(fake.latest(lobby), "Start")
-    await fake.settle()
-    return fake.latest(lobby)
+@dataclass
+class Table:
+    channel: FakeChannel
+    host: FakeUser
+    guest: FakeUser
+    table_id: int = 0
+    message_id: int = 0
+    ply: int = 0
+    unanswered: int = 0
+    waits: list[float] = field(default_factory=list)
+
+
+class Watcher:
+    """Wakes the players when a message they may click changes (no polling): the fake calls
+    ``_store`` for every message created, edited or deleted."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        self.fake = fake
+        self.changed: dict[int, asyncio.Event] = {}  # by channel id
+        self.panels: dict[tuple[int, int], int] = {}  # (user id, table id) -> DM panel id
+        store = fake._store
+
+        def hooked(old: FakeMessage | None, new: FakeMessage, event: str) -> None:
+            store(old, new, event)
+            if new.guild_id is None and not new.deleted and new.ephemeral_for is None:
+                channel = fake.channels.get(new.channel_id)
+                if channel is not None and channel.recipient is not None:
+                    for component in walk_components(new.components):
+                        custom_id = str(component.get("custom_id") or "")
+                        if custom_id.startswith("sh:resign:"):
+                            table_id = int(custom_id.rsplit(":", 1)[1])
+                            self.panels[(channel.recipient.id, table_id)] = new.id
+            event_ = self.changed.get(new.channel_id)
+            if event_ is not None:
+                event_.set()
+
+        fake._store = hooked  # type: ignore[method-assign]
+
+    def event(self, channel_id: int) -> asyncio.Event:
+        return self.changed.setdefault(channel_id, asyncio.Event())
+
+
+def first_move(message: FakeMessage, table: Table) -> tuple[str, str | None] | None:
+    """The first move ``message`` offers at the table's ply: a button's custom id (and None), or
+    an action menu's custom id and its first option."""
+    buttons = f"sh:act:{table.table_id}:{table.ply}:"
+    menus = f"sh:pick:{table.table_id}:{table.ply}:"
+    for component in walk_components(message.components):
+        custom_id = str(component.get("custom_id") or "")
+        if custom_id.startswith(buttons) and component.get("type") == 2:
+            return custom_id, None
+        if custom_id.startswith(menus) and component.get("options"):
+            return custom_id, str(component["options"][0]["value"])
+    return None
+
+
+class Pacer:
+    """Hands out click permits at ``rate`` per second (0: at once)."""
+
+    def __init__(self, rate: float) -> None:
+        self.interval = 1.0 / rate if rate > 0 else 0.0
+        self.next = 0.0
+        self.lock = asyncio.Lock()
+
+    async def permit(self) -> None:
+        if not self.interval:
+            return
+        async with self.lock:
+            loop = asyncio.get_running_loop()
+            now = loop.time()
+            self.next = max(self.next, now)
+            delay = self.next - now
+            self.next += self.interval
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+async def open_table(fake: FakeDiscord, table: Table, command: str) -> None:
+    handle = await table.host.slash(table.channel, command, dealer="1")
+    lobby = handle.response_message
+    assert lobby is not None, "no lobby"
+    await table.guest.click(fake.latest(lobby), "Join", settle_first=False)
+    await table.host.click(fake.latest(lobby), "Start", settle_first=False)
+    table.message_id = lobby.id
+    started = fake.latest(lobby)
+    custom_ids = [str(c.get("custom_id") or "") for c in walk_components(started.components)]
+    resign = next(c for c in custom_ids if c.startswith("sh:resign:"))
+    table.table_id = int(resign.rsplit(":", 1)[1])
 
 
 async def play(
-    fake: FakeDiscord, message: FakeMessage, players: tuple[FakeUser, FakeUser], moves: int
-) -> list[float]:
-    """Each table: the two players take turns drawing from the table message."""
-    waits: list[float] = []
+    fake: FakeDiscord, watcher: Watcher, table: Table, moves: int, pacer: Pacer, rng: random.Random
+) -> None:
+    """Both players of one table: the one to act clicks as soon as their message shows the
+    position (alternately the table and their DM panel)."""
+    players = (table.host, table.guest)  # dealer "1": the guest deals, the host moves first
     for move in range(moves):
-        current = fake.latest(message)
-        draw = next(b.label for b in current.buttons() if b.label.startswith("Draw"))
-        start = time.perf_counter()
-        handle = await players[move % 2].click(current, draw, settle_first=False)
-        waits.append(time.perf_counter() - start)
-        assert handle.response_type == 7, "the table should have been edited in place"
-    return waits
+        user = players[move % 2]
+        on_panel = (move // 2) % 2 == 1
+        dm = user.dm_channel.id
+        while True:
+            # The preferred message first; some moves (laying a card) only the panel offers.
+            panels = [
+                m
+                for m in reversed(user.dms())
+                if f"sh:resign:{table.table_id}" in str(m.components)
+            ]
+            choices = [panels[0] if panels else None, fake.messages.get(table.message_id)]
+            if not on_panel:
+                choices.reverse()
+            found = None
+            for message in choices:
+                if message is not None and not message.deleted:
+                    found = first_move(message, table)
+                    if found is not None:
+                        break
+            if found is not None:
+                break
+            # Wait for a change in the channel or the DMs (whichever comes first).
+            events = [watcher.event(dm), watcher.event(table.channel.id)]
+            for event in events:
+                event.clear()
+            waiters = [asyncio.ensure_future(event.wait()) for event in events]
+            await asyncio.wait(waiters, timeout=5.0, return_when=asyncio.FIRST_COMPLETED)
+            for waiter in waiters:
+                waiter.cancel()
+        assert message is not None
+        await pacer.permit()
+        assert found is not None
+        custom_id, value = found
+        if value is None:
+            handle = await user.click(message, custom_id=custom_id, settle_first=False)
+        else:
+            handle = await user.select(message, value, custom_id=custom_id, settle_first=False)
+        record = handle.record
+        if record.responded_at is None:
+            # Not answered within Discord's 3 seconds (the fake recorded a violation): the
+            # player saw "This interaction failed"; this table stops here.
+            table.unanswered += 1
+            return
+        table.waits.append(record.responded_at - record.dispatched_at)
+        table.ply += 1
 
 
-async def main(tables: int, moves: int) -> None:
-    async with FakeDiscord() as fake:
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+@dataclass
+class Result:
+    tables: int
+    moves: int
+    rate: float
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+    cpu_ms_per_move: float
+    exempt_per_move: float
+    limited_per_move: float
+    rss_mb: float
+    unanswered: int = 0
+    slow_callbacks: int | None = None
+    slowest_ms: float | None = None
+
+    @property
+    def moves_per_second(self) -> float:
+        return self.moves / self.seconds
+
+
+def start_bot(
+    fake: FakeDiscord, guild_id: int, db: Path, debug_loop: bool
+) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "SIEGE_"))}
+    env.pop("DATABASE_PATH", None)
+    env.update(
+        DISCORD_TOKEN="fake-token",
+        DATABASE_PATH=str(db),
+        DEV_GUILD_ID=str(guild_id),
+        LOG_LEVEL="WARNING",
+        SIEGE_BENCH_ROOT=str(ROOT),
+        SIEGE_BENCH_API=fake.api_base,
+        SIEGE_BENCH_GATEWAY=fake.ws_url,
+    )
+    if debug_loop:
+        env["SIEGE_BENCH_DEBUG_LOOP"] = str(SLOW_CALLBACK)
+    if os.environ.get("SIEGE_BENCH_PROFILE"):  # cProfile the bot (a .pstats file path)
+        env["SIEGE_BENCH_PROFILE"] = os.environ["SIEGE_BENCH_PROFILE"]
+    return subprocess.Popen(
+        [PYTHON, "-c", LAUNCHER],
+        env=env,
+        cwd=db.parent,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed: int = 1) -> Result:
+    from cogs.guide import command_name
+
+    command = f"siege new {command_name('castles')}"
+    async with FakeDiscord(capture_library_errors=False) as fake:
         guild = fake.add_guild("Load")
-        pairs = []
+        rows = []
         for n in range(tables):
             channel = guild.add_text_channel(f"table-{n}")
-            alice, bob = fake.add_user(f"a{n}"), fake.add_user(f"b{n}")
-            guild.add_member(alice)
-            guild.add_member(bob)
-            pairs.append((channel, alice, bob))
+            host, guest = fake.add_user(f"a{n}"), fake.add_user(f"b{n}")
+            guild.add_member(host)
+            guild.add_member(guest)
+            rows.append(Table(channel, host, guest))
+        watcher = Watcher(fake)
         with tempfile.TemporaryDirectory() as tmp:
-            settings = siege_bot.Settings(
-                token="fake-token", database_path=f"{tmp}/load.db", dev_guild_id=guild.id
+            process = start_bot(fake, guild.id, Path(tmp) / "load.db", debug_loop)
+            stderr: list[str] = []
+            assert process.stderr is not None
+            reader = threading.Thread(
+                target=lambda: stderr.extend(process.stderr or []), daemon=True
             )
-            client = siege_bot.create_bot(settings, guild_ready_timeout=0.05)
-            await start_client(client)
+            reader.start()
             try:
-                messages = [await open_table(fake, c, a, b) for c, a, b in pairs]
-                requests_before = fake.request_count
-                start = time.perf_counter()
-                results = await asyncio.gather(
-                    *(
-                        play(fake, m, (a, b), moves)
-                        for m, (_, a, b) in zip(messages, pairs, strict=True)
+                deadline = time.monotonic() + 60
+                while not (fake.connected and guild.commands.all()):
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        raise SystemExit("the bot did not start:\n" + "".join(stderr[-20:]))
+                    await asyncio.sleep(0.05)
+                await fake.settle(quiet=0.3, timeout=600)
+                for start in range(0, tables, 50):  # open in batches
+                    await asyncio.gather(
+                        *(open_table(fake, t, command) for t in rows[start : start + 50])
                     )
+                await fake.settle(quiet=0.3, timeout=600)
+                rng = random.Random(seed)
+                pacer = Pacer(rate)
+                exempt, limited = fake.exempt_count, fake.limited_count
+                cpu = cpu_seconds(process.pid)
+                started = time.perf_counter()
+                await asyncio.gather(*(play(fake, watcher, t, moves, pacer, rng) for t in rows))
+                await fake.settle(quiet=0.2, timeout=120)
+                elapsed = time.perf_counter() - started
+                cpu = cpu_seconds(process.pid) - cpu
+                exempt, limited = fake.exempt_count - exempt, fake.limited_count - limited
+                routes = Counter(
+                    re.sub(r"/[0-9]{6,}|/[A-Za-z0-9_-]{60,}", "/…", line)
+                    for line in list(fake.request_log)[-min(limited + exempt, 4000) :]
                 )
-                await fake.settle()
-                elapsed = time.perf_counter() - start
-                requests = fake.request_count - requests_before
+                rss = rss_mb(process.pid)
             finally:
-                await stop_client(client)
+                if process.poll() is None:
+                    process.send_signal(signal.SIGINT)
+                    try:
+                        process.wait(timeout=20)
+                    except subprocess.TimeoutExpired:
+                        process.kill()
+                        process.wait()
+                reader.join(timeout=5)
         if fake.violations:
-            print("violations:", *fake.violations, sep="\n  ")
-    waits = sorted(w * 1000 for table in results for w in table)
+            print("fake Discord violations:", *fake.violations[:10], sep="\n  ")
+    slow: list[float] | None = None
+    for line in stderr:
+        if line.startswith("SLOW "):
+            slow = json.loads(line[5:])
+    print("  requests by route (the last ones):", dict(routes.most_common(8)))
+    errors = [line for line in stderr if "Traceback" in line or " ERROR " in line]
+    if errors:
+        print("bot errors:", *errors[:5], sep="\n  ")
+    waits = sorted(w * 1000 for t in rows for w in t.waits)
     total = len(waits)
-    p95 = waits[int(0.95 * (total - 1))]
-    print(f"{tables} tables x {moves} moves = {total} actions in {elapsed:.2f} s")
-    print(f"throughput: {total / elapsed:.1f} actions/s")
-    print(
-        f"click to answer: mean {statistics.fmean(waits):.1f} ms, median "
-        f"{statistics.median(waits):.1f} ms, p95 {p95:.1f} ms, max {waits[-1]:.1f} ms"
+    return Result(
+        tables=tables,
+        moves=total,
+        rate=rate,
+        seconds=elapsed,
+        p50_ms=statistics.median(waits),
+        p99_ms=waits[min(total - 1, int(0.99 * total))],
+        max_ms=waits[-1],
+        cpu_ms_per_move=cpu * 1000 / total,
+        exempt_per_move=exempt / total,
+        limited_per_move=limited / total,
+        rss_mb=rss,
+        unanswered=sum(t.unanswered for t in rows),
+        slow_callbacks=None if slow is None else len(slow),
+        slowest_ms=None if not slow else max(slow) * 1000,
     )
-    print(f"REST requests per action (answer + DM panels): {requests / total:.2f}")
+
+
+def show(result: Result) -> None:
+    pace = f"paced at {result.rate:g}/s" if result.rate else "unpaced"
+    print(
+        f"{result.tables} tables, {result.moves} moves ({pace}): "
+        f"{result.moves_per_second:.0f} moves/s; click to answer p50 {result.p50_ms:.1f} ms, "
+        f"p99 {result.p99_ms:.1f} ms, max {result.max_ms:.1f} ms; bot CPU "
+        f"{result.cpu_ms_per_move:.2f} ms/move; requests per move {result.exempt_per_move:.2f} "
+        f"exempt + {result.limited_per_move:.2f} rate-limited; bot RSS {result.rss_mb:.0f} MB"
+        + (f"; {result.unanswered} clicks NOT answered within 3 s" if result.unanswered else "")
+    )
+    if result.slow_callbacks is not None:
+        slowest = f"{result.slowest_ms:.1f} ms" if result.slowest_ms is not None else "none"
+        print(
+            f"  event loop (asyncio debug mode): {result.slow_callbacks} callbacks over "
+            f"{SLOW_CALLBACK * 1000:.0f} ms, slowest {slowest}"
+        )
+
+
+def ints(text: str) -> list[int]:
+    return [int(x) for x in text.split(",")]
+
+
+def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=ints, default=[1, 100, 1000])
+    parser.add_argument("--moves", type=ints, default=[200, 10, 3], help="moves per table")
+    parser.add_argument("--rates", type=ints, default=[0, 0, 200], help="clicks/s, 0: unpaced")
+    parser.add_argument(
+        "--debug-loop",
+        action="store_true",
+        help="one more run of the largest size with asyncio debug mode (slow callbacks)",
+    )
+    return parser.parse_args(argv)
+
+
+async def amain(args: argparse.Namespace) -> list[Result]:
+    results = []
+    for size, moves, rate in zip(args.sizes, args.moves, args.rates, strict=True):
+        result = await run_size(size, moves, rate, debug_loop=False)
+        show(result)
+        results.append(result)
+    if args.debug_loop:
+        result = await run_size(args.sizes[-1], args.moves[-1], args.rates[-1], debug_loop=True)
+        show(result)
+        results.append(result)
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    results = asyncio.run(amain(arguments(argv)))
+    rows: list[dict[str, Any]] = [
+        {**r.__dict__, "moves_per_second": r.moves_per_second} for r in results
+    ]
+    print("RESULT " + json.dumps(rows))
 
 
 if __name__ == "__main__":
-    args = [int(a) for a in sys.argv[1:3]]
-    asyncio.run(main(*(args + [20, 15][len(args) :])))
+    main()

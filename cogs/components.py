@@ -52,16 +52,31 @@ def _truncate(text: str, limit: int) -> str:
 
 class LobbyButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sh:lobby:(?P<tid>[0-9]{1,18}):(?P<op>join|leave|start|cancel)",
+    template=(
+        r"sh:lobby:(?P<tid>[0-9]{1,18}):"
+        r"(?P<op>join|leave|start|cancel|cpu-easy|cpu-normal|cpu-hard|cpu-remove)"
+    ),
 ):
     LABELS: ClassVar[dict[str, tuple[Any, ...]]] = {
         "join": ("Join", discord.ButtonStyle.success),
         "leave": ("Leave", discord.ButtonStyle.secondary),
         "start": ("Start", discord.ButtonStyle.primary),
         "cancel": ("Cancel", discord.ButtonStyle.danger),
+        "cpu-easy": ("Add computer: easy", discord.ButtonStyle.secondary),
+        "cpu-normal": ("Add computer: normal", discord.ButtonStyle.secondary),
+        "cpu-hard": ("Add computer: hard", discord.ButtonStyle.secondary),
+        "cpu-remove": ("Remove a computer", discord.ButtonStyle.secondary),
     }
 
-    def __init__(self, tid: int, op: str, *, disabled: bool = False, label: str | None = None):
+    def __init__(
+        self,
+        tid: int,
+        op: str,
+        *,
+        disabled: bool = False,
+        label: str | None = None,
+        row: int | None = None,
+    ):
         default_label, style = self.LABELS[op]
         super().__init__(
             discord.ui.Button(
@@ -69,6 +84,7 @@ class LobbyButton(
                 style=style,
                 custom_id=f"sh:lobby:{tid}:{op}",
                 disabled=disabled,
+                row=row,
             )
         )
         self.tid = tid
@@ -178,14 +194,16 @@ class BackToPanel(
 
 class TableButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sh:(?P<op>hand|resign|resignok|rematch):(?P<tid>[0-9]{1,18})",
+    template=r"sh:(?P<op>hand|resign|resignok|rematch|hint):(?P<tid>[0-9]{1,18})",
 ):
     LABELS: ClassVar[dict[str, tuple[Any, ...]]] = {
         # Button emoji must be ones Discord knows (the playing-card block is not among them).
         "hand": ("My hand", discord.ButtonStyle.secondary, "🔒"),
-        "resign": ("Resign", discord.ButtonStyle.secondary, "🏳️"),
+        # Resign is the one red button on a table: ordinary moves, attacks too, never are.
+        "resign": ("Resign", discord.ButtonStyle.danger, "🏳️"),
         "resignok": ("Yes, resign", discord.ButtonStyle.danger, None),
         "rematch": ("Rematch", discord.ButtonStyle.success, "🔁"),
+        "hint": ("What would the computer do?", discord.ButtonStyle.secondary, "💡"),
     }
 
     def __init__(self, tid: int, op: str, *, label: str | None = None):
@@ -210,6 +228,7 @@ class TableButton(
             "resign": hall.on_resign,
             "resignok": hall.on_resign_confirmed,
             "rematch": hall.on_rematch,
+            "hint": hall.on_hint,
         }
         await handlers[self.op](interaction, self.tid)
 

@@ -53,6 +53,19 @@ def think(
     )
 
 
+def advise(view: Mapping[str, Any], seat: int, seed: int, options: Mapping[str, Any]) -> str:
+    """Siege at Kurth's hint, in a worker process: the hard choice and why, as one sentence."""
+    began = time.monotonic()
+    _, why = ai.hint(
+        view,
+        seat,
+        random.Random(seed),
+        options=options,
+        deadline=lambda: time.monotonic() - began > THINKING_SECONDS,
+    )
+    return why
+
+
 def default_executor() -> Executor:
     """Worker processes for thinking: all cores but one (at least one), started fresh (spawn),
     since forking a process with database threads running is not safe."""
@@ -139,6 +152,13 @@ class Computers:
             return None
         log.info("computer (%s) moved at table %s ply %s", level, table.id, table.ply)
         return after
+
+    async def hint(self, table: TableRecord, seat: int) -> str:
+        """What the computer would do in ``seat``'s place at ``table``, as a sentence."""
+        view = table.engine.view(table.running_state(), seat)
+        seed = random.Random(f"{table.seed}:hint:{table.ply}").randrange(2**63)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, advise, view, seat, seed, table.options)
 
     async def idle(self) -> None:
         """Wait until no computer is thinking or moving (tests; a clean stop)."""

@@ -7,18 +7,23 @@ reply to an interaction is sent only after the action is committed. Game-specifi
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import dataclasses
 import io
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
 from cogs.components import LobbyButton, TableButton, layout
+from cogs.delivery import Delivery, fingerprint
+from cogs.pictures import Pictures
 from cogs.render import get_renderer
 from cogs.render.base import (
     CLOSED_COLOUR,
@@ -35,14 +40,30 @@ from storage import (
     TableExists,
     TableRecord,
     clock,
+    computers,
 )
+
+if TYPE_CHECKING:
+    from cogs.computer import Computers
+
+#: Games whose table offers "What would the computer do?" (the solo game; in the others the
+#: computer is an opponent instead).
+HINT_GAMES = frozenset({"kurth"})
 
 log = logging.getLogger("siege.hall")
 
 RECENT_EVENTS = 5
+# A panel opens with what happened since its seat's last turn: the log is read this far back to
+# find that turn, and at most this many lines are shown (the table keeps the full story).
+SINCE_SCAN = 40
+SINCE_LINES = 4
 RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
 APOLOGY = "Sorry, something went wrong on our side. The table is safe; try again in a moment."
 LOBBY_DONE = {
+    "cpu-easy": "A computer took a seat",
+    "cpu-normal": "A computer took a seat",
+    "cpu-hard": "A computer took a seat",
+    "cpu-remove": "The computer left the table",
     "join": "You took a seat",
     "leave": "You left the table",
     "start": "The game started",
@@ -66,12 +87,13 @@ class Parts:
     view: discord.ui.View | None = None
     mentions: discord.AllowedMentions = field(default_factory=lambda: NO_MENTIONS)
     image: tuple[str, bytes] | None = None  # (file name, PNG) shown as the embed's image
+    alt: str | None = None  # the picture's alt text: the position in words
 
     def _files(self) -> list[discord.File]:
         if self.image is None:
             return []
         name, data = self.image
-        return [discord.File(io.BytesIO(data), filename=name)]
+        return [discord.File(io.BytesIO(data), filename=name, description=self.alt)]
 
     def edit_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
@@ -83,6 +105,10 @@ class Parts:
         if self.image is not None:
             kwargs["attachments"] = self._files()  # replaces the previous picture
         return kwargs
+
+    def fingerprint(self) -> str:
+        """A digest of what the message shows (see :func:`cogs.delivery.fingerprint`)."""
+        return fingerprint(self.edit_kwargs(), self.image)
 
     def send_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"allowed_mentions": self.mentions}
@@ -98,6 +124,9 @@ class Parts:
 
 
 def mention(user_id: int) -> str:
+    """How a seat is named in messages: a mention, or a computer's name."""
+    if computers.is_computer(user_id):
+        return f"🤖 {computers.name_of(user_id)}"
     return f"<@{user_id}>"
 
 
@@ -112,6 +141,30 @@ class Hall:
     def __init__(self, client: discord.Client, store: Store) -> None:
         self.client = client
         self.store = store
+        #: What each message shows and which interactions reach it (fewer requests per move).
+        self.delivery = Delivery()
+        #: Pictures drawn in a worker thread, kept by what they show.
+        self.pictures = Pictures()
+        self._rules: dict[str, str] = {}
+        #: Takes the computer seats' turns (set by the bot; None: no computer ever moves).
+        self.computers: Computers | None = None
+
+    def committed(self, table: TableRecord) -> None:
+        """After any committed change to ``table``: a computer whose turn it is now moves."""
+        if self.computers is not None:
+            self.computers.poke(table)
+
+    async def redraw_after(self, table: TableRecord, actor: int | None) -> None:
+        """Bring a table, its panels and its notifications up to date after a change nobody
+        clicked (a computer's move, a move played when time ran out)."""
+        try:
+            if await self.refresh_table(table) and table.state is not None:
+                notify = self.turn_passed_to(table, actor)
+                await self.refresh_panels(table, notify=notify)
+                await self.turn_ping(table, notify)
+                await self.announce_end(table)
+        finally:
+            self.committed(table)
 
     # -- the one error path ------------------------------------------------------------------
 
@@ -174,6 +227,62 @@ class Hall:
                     lines.append(line)
         return lines[-RECENT_EVENTS:]
 
+    async def last_events(self, table: TableRecord) -> list[dict[str, Any]]:
+        """The public events of the table's last action (the table picture marks that move)."""
+        try:
+            records = await self.store.recent_actions(table.id, 1)
+        except CorruptTable:
+            return []
+        return records[-1].events if records else []
+
+    async def since_last_turn(
+        self, table: TableRecord, seat: int, view: dict[str, Any]
+    ) -> tuple[list[str], list[str]]:
+        """What a seat's panel opens with: the table's event lines since that seat's last
+        action (the opponents' moves, rolls, cancellations, captures; at the start of a game,
+        everything so far), and for games that mark them the hand's cards that arrived since
+        (from the seat's own view before that action, so nothing hidden is involved)."""
+        renderer = get_renderer(table.game)
+        names = self.names(table)
+        try:
+            records = await self.store.recent_actions(table.id, SINCE_SCAN)
+        except CorruptTable as exc:
+            log.warning("table %s: recent moves unreadable (%s)", table.id, exc)
+            return [], []
+        mine = [i for i, record in enumerate(records) if record.seat == seat]
+        after = records[mine[-1] + 1 :] if mine else records
+        if len(table.seats) == 1:
+            # Solo: the city's own moves come inside the player's last action (its upkeep).
+            after = records[-1:]
+        lines = [
+            line
+            for record in after
+            for event in record.events
+            if (line := renderer.event_line(event, names))
+        ]
+        if len(lines) > SINCE_LINES:
+            earlier = len(lines) - SINCE_LINES + 1
+            lines = [
+                f"…{earlier} earlier event{'s' if earlier > 1 else ''} (see the table)",
+                *lines[-(SINCE_LINES - 1) :],
+            ]
+        new_cards: list[str] = []
+        if renderer.marks_new_cards and mine and "hand" in view:
+            try:
+                before = await self.store.replay(table.id, upto=records[mine[-1]].ply)
+            except (TableError, ValueError) as exc:  # a damaged log: no marks, never a failure
+                log.warning("table %s: could not replay for new cards (%s)", table.id, exc)
+                return lines, []
+            held = Counter(table.engine.view(before, seat).get("hand") or [])
+            for card in view["hand"]:
+                if held[card] > 0:
+                    held[card] -= 1
+                else:
+                    new_cards.append(card)
+            if len(new_cards) > 1 and len(new_cards) == len(view["hand"]):
+                new_cards = []  # a fresh deal: no card stands out as just drawn
+        return lines, new_cards
+
     async def table_parts(self, table: TableRecord) -> Parts:
         if table.status == "lobby":
             return self.lobby_parts(table)
@@ -185,20 +294,25 @@ class Hall:
         names = self.names(table)
         view = game.view(state, None)
         embed = renderer.table_embed(view, names, await self.recent_lines(table))
-        embed.set_footer(text=f"Table #{table.id} · move {table.ply} · /siege rules {table.game}")
+        turn = renderer.turn_number(view, table.ply)
+        embed.set_footer(text=f"Table #{table.id} · turn {turn} · /siege rules {table.game}")
         image = None
-        png = renderer.table_image(view)
+        alt = None
+        last_events = await self.last_events(table)
+        png = renderer.table_image(view, last_events)
         if png is not None:
             name = f"{table.game}-{table.id}-{table.ply}.png"
             embed.set_image(url=f"attachment://{name}")
             image = (name, png)
+            alt = renderer.image_alt(view, last_events)
         result = game.result(state)
         if result is not None:
             line = renderer.result_line(result, names)
-            embed.insert_field_at(0, name="Result", value=line, inline=False)
+            summary = renderer.end_summary(view, names, result, turn)
+            embed.insert_field_at(0, name="Result", value=summary, inline=False)
             buttons = discord.ui.View(timeout=None)
             buttons.add_item(TableButton(table.id, "rematch"))
-            return Parts(content=line, embed=embed, view=buttons, image=image)
+            return Parts(content=line, embed=embed, view=buttons, image=image, alt=alt)
         to_act = game.to_act(state)
         assert to_act is not None
         legal = game.legal_actions(state, to_act)
@@ -207,6 +321,8 @@ class Hall:
             TableButton(table.id, "hand", label=renderer.panel_label),
             TableButton(table.id, "resign"),
         ]
+        if table.game in HINT_GAMES:
+            items.insert(1, TableButton(table.id, "hint"))
         return Parts(
             content=f"{names[to_act]}, it's your turn"
             + (
@@ -218,6 +334,7 @@ class Hall:
             view=layout(table.id, table.ply, controls, items),
             mentions=USER_MENTIONS,
             image=image,
+            alt=alt,
         )
 
     def lobby_parts(self, table: TableRecord) -> Parts:
@@ -247,7 +364,8 @@ class Hall:
         else:
             need = f"{game.min_seats}–{game.max_seats} players"
         embed.set_footer(
-            text=f"Table #{table.id} · {need} · Join to take a seat; the host starts the game."
+            text=f"Table #{table.id} · {need} · Join to take a seat; the host starts the game"
+            + (" and may seat computer players." if game.max_seats > 1 else ".")
         )
         can_start = game.min_seats <= len(table.seats) <= game.max_seats
         view = discord.ui.View(timeout=None)
@@ -262,6 +380,12 @@ class Hall:
             )
         )
         view.add_item(LobbyButton(table.id, "cancel"))
+        if game.max_seats > 1:  # the host may fill seats with computers (a row of their own)
+            full = len(table.seats) >= game.max_seats
+            for level in computers.LEVELS:
+                view.add_item(LobbyButton(table.id, f"cpu-{level}", disabled=full, row=1))
+            if any(computers.is_computer(uid) for uid in table.seats):
+                view.add_item(LobbyButton(table.id, "cpu-remove", row=1))
         return Parts(embed=embed, view=view)
 
     def options_text(self, table: TableRecord) -> str:
@@ -295,11 +419,12 @@ class Hall:
         embed.set_footer(text=f"Table #{table.id}")
         return Parts(embed=embed, view=discord.ui.View(timeout=None))
 
-    def panel_parts(
+    async def panel_parts(
         self, table: TableRecord, user_id: int, *, for_dm: bool, stage: str | None = None
     ) -> Parts:
-        """A player's private panel: their own view, and their legal actions when it is their
-        turn. The same panel is a DM and the ephemeral message of the table's panel button."""
+        """A player's private panel: what happened since their last turn, their own view, and
+        their legal actions when it is their turn. The same panel is a DM and the ephemeral
+        message of the table's panel button."""
         renderer = get_renderer(table.game)
         game = table.engine
         state = table.running_state()
@@ -311,8 +436,10 @@ class Hall:
             seat = to_act
         names = self.names(table)
         view = game.view(state, seat)
-        embed = renderer.panel_embed(view, names)
-        where = f"Table #{table.id}"
+        since, new_cards = await self.since_last_turn(table, seat, view)
+        embed = renderer.panel_embed(view, names, since, new_cards)
+        turn = renderer.turn_number(view, table.ply)
+        where = f"Table #{table.id} · turn {turn}"
         if for_dm:
             guild = self.client.get_guild(table.guild_id) if table.guild_id else None
             channel = self.client.get_channel(table.channel_id)
@@ -323,6 +450,7 @@ class Hall:
         embed.set_footer(text=f"{where} · only you can see this")
         controls = []
         extra: list[discord.ui.Item[Any]] = []
+        legal: list[dict[str, Any]] = []
         if table.status == "cancelled":
             embed.insert_field_at(0, name="Closed", value="This table was cancelled.")
         elif table.status == "running":
@@ -333,7 +461,19 @@ class Hall:
         url = jump_url(table)
         if for_dm and url:
             extra.append(discord.ui.Button(label="Open the table", url=url))
-        return Parts(embed=embed, view=layout(table.id, table.ply, controls, extra))
+        image = None
+        alt = None
+        picture = renderer.panel_image(view, legal, stage)
+        if picture is not None:
+            name = f"{table.game}-{table.id}-{table.ply}-panel.png"
+            embed.set_image(url=f"attachment://{name}")
+            image, alt = (name, picture[0]), picture[1]
+        return Parts(
+            embed=embed,
+            view=layout(table.id, table.ply, controls, extra),
+            image=image,
+            alt=alt,
+        )
 
     # -- table message and DM panels -------------------------------------------------------------
 
@@ -347,7 +487,10 @@ class Hall:
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
         try:
             if table.message_id is not None:
-                await channel.get_partial_message(table.message_id).edit(**parts.edit_kwargs())
+                # Not sent at all when the table already shows this; through a click's webhook
+                # (exempt from the rate limit) when a recent click reached the table.
+                message = channel.get_partial_message(table.message_id)
+                await self.delivery.edit(message, parts.edit_kwargs(), parts.image)
                 return True
         except discord.NotFound as exc:
             if exc.code == UNKNOWN_CHANNEL_CODE:
@@ -361,6 +504,7 @@ class Hall:
         except discord.Forbidden:
             log.warning("table %s: no permission to post in channel %s", table.id, table.channel_id)
             return True
+        self.delivery.shown(message.id, parts.fingerprint())
         await self.store.set_message(table.id, message.id)
         return True
 
@@ -387,7 +531,7 @@ class Hall:
         game lives on that notification. Everyone else's panel is edited in place."""
         table = await self.store.get_table(table.id) or table  # the newest position
         for user_id in dict.fromkeys(table.seats):
-            if await self.store.dm_mode(user_id) != "on":
+            if computers.is_computer(user_id) or await self.store.dm_mode(user_id) != "on":
                 continue
             stored = await self.store.dm_panel(table.id, user_id)
             if stored is not None and stored[1] == skip_message:
@@ -402,7 +546,7 @@ class Hall:
         *,
         fresh: bool = False,
     ) -> None:
-        parts = self.panel_parts(table, user_id, for_dm=True)
+        parts = await self.panel_parts(table, user_id, for_dm=True)
         try:
             old = None
             if stored is not None:
@@ -412,17 +556,25 @@ class Hall:
                 old = dm.get_partial_message(stored[1])
                 if not fresh:
                     try:
-                        await old.edit(**parts.edit_kwargs())
+                        # An unchanged panel is not touched; a recent click on it lends its
+                        # webhook (exempt from the rate limit).
+                        await self.delivery.edit(old, parts.edit_kwargs(), parts.image)
                         return
                     except discord.NotFound:
                         old = None  # the player deleted it: send a fresh one
-            channel = await self.client.create_dm(discord.Object(user_id))
-            message = await channel.send(**parts.send_kwargs())
-            await self.store.set_dm_panel(table.id, user_id, channel.id, message.id)
+            # A fresh panel notifies its player; as the follow-up of their latest click in
+            # their DMs it is also exempt from the rate limit.
+            sent = await self.delivery.send_dm(user_id, parts.send_kwargs())
+            if sent is None:
+                channel = await self.client.create_dm(discord.Object(user_id))
+                message = await channel.send(**parts.send_kwargs())
+                sent = channel.id, message.id
+            self.delivery.shown(sent[1], parts.fingerprint())
+            await self.store.set_dm_panel(table.id, user_id, *sent)
             if old is not None:
                 # One panel per table: the new one replaces it (already gone is fine).
                 with contextlib.suppress(discord.NotFound):
-                    await old.delete()
+                    await self.delivery.delete(old)
         except discord.Forbidden as exc:
             if exc.code != DM_CLOSED_CODE:
                 log.warning("table %s: DM to a player refused (code %s)", table.id, exc.code)
@@ -497,10 +649,14 @@ class Hall:
         """Answer the interaction with the table as a new public message and remember it as the
         table's message. Returns the message id."""
         parts = await self.table_parts(table)
-        await interaction.response.send_message(**parts.send_kwargs())
-        message = await interaction.original_response()
-        await self.store.set_message(table.id, message.id)
-        return message.id
+        response = await interaction.response.send_message(**parts.send_kwargs())
+        message_id = response.message_id
+        if message_id is None:  # discord.py gives the id with the callback's answer
+            message_id = (await interaction.original_response()).id
+        self.delivery.shown(message_id, parts.fingerprint())
+        self.delivery.reach(message_id, interaction)
+        await self.store.set_message(table.id, message_id)
+        return message_id
 
     async def on_lobby(self, interaction: discord.Interaction[Any], tid: int, op: str) -> None:
         async def flow() -> None:
@@ -512,6 +668,10 @@ class Hall:
                 table = await self.store.leave(tid, user)
             elif op == "start":
                 table = await self.store.start(tid, user)
+            elif op.startswith("cpu-") and op != "cpu-remove":
+                table = await self.store.add_computer(tid, user, op.removeprefix("cpu-"))
+            elif op == "cpu-remove":
+                table = await self.store.remove_computer(tid, user)
             else:
                 table = await self._table(tid)
                 if user != table.host_id and not _can_manage(interaction):
@@ -520,10 +680,13 @@ class Hall:
 
             async def follow_up() -> None:
                 parts = await self.table_parts(table)
-                await interaction.response.edit_message(**parts.edit_kwargs())
+                await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
                 if table.status == "running":
-                    await self.refresh_panels(table)
-                    await self.turn_ping(table, self.turn_passed_to(table, None))
+                    try:
+                        await self.refresh_panels(table)
+                        await self.turn_ping(table, self.turn_passed_to(table, None))
+                    finally:
+                        self.committed(table)
 
             await self.after_commit(interaction, follow_up(), done=LOBBY_DONE[op])
 
@@ -554,19 +717,25 @@ class Hall:
             await self.turn_ping(table, None)
 
     async def repost_table(self, interaction: discord.Interaction[Any]) -> None:
-        """``/siege table``: post the channel's table again at the bottom."""
+        """``/siege table``: post the channel's table again at the bottom (for its players and
+        moderators); the old message then points at the new one."""
         assert interaction.channel_id is not None
         table = await self.store.open_table_in(interaction.channel_id)
         if table is None:
             raise TableError("There is no open table in this channel. Start one with /siege new.")
+        if interaction.user.id not in table.seats and not _can_moderate(interaction):
+            raise TableError(
+                "Only the players at this table, or a moderator, can move it down the channel."
+            )
         old = table.message_id
         new = await self.post_table(interaction, table)
         if old is not None and old != new:
+            where = f": {jump_url(dataclasses.replace(table, message_id=new))}"
             channel = self.client.get_partial_messageable(table.channel_id)
             # It may be lost or deleted: that is often why the table was re-posted.
             with contextlib.suppress(discord.HTTPException):
                 await channel.get_partial_message(old).edit(
-                    content="This table moved further down the channel.", embed=None, view=None
+                    content=f"This table moved{where}", embed=None, view=None, attachments=[]
                 )
 
     # -- playing -----------------------------------------------------------------------------------
@@ -629,35 +798,43 @@ class Hall:
                 raise TableError("You are not playing at this table.")
             if ply != table.ply:
                 raise StaleAction("That menu is out of date: the game has moved on.")
-            parts = self.panel_parts(
+            parts = await self.panel_parts(
                 table, interaction.user.id, for_dm=interaction.guild_id is None, stage=stage
             )
-            await interaction.response.edit_message(**parts.edit_kwargs())
+            await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
 
         await self.guarded(interaction, flow)
 
     async def _after_change(
         self, interaction: discord.Interaction[Any], table: TableRecord
     ) -> None:
-        """Reply on the message that was clicked, then bring the table and panels up to date."""
+        """Reply on the message that was clicked, then bring the table and panels up to date
+        (then a computer whose turn it is moves: after this flow's own refreshes, never racing
+        them)."""
+        try:
+            await self._show_change(interaction, table)
+        finally:
+            self.committed(table)
+
+    async def _show_change(self, interaction: discord.Interaction[Any], table: TableRecord) -> None:
         message = interaction.message
         notify = self.turn_passed_to(table, interaction.user.id)
         from_table = message is not None and message.id == table.message_id
         if from_table:
             parts = await self.table_parts(table)
-            await interaction.response.edit_message(**parts.edit_kwargs())
+            await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
             await self.refresh_panels(table, notify=notify)
         else:
-            parts = self.panel_parts(
+            parts = await self.panel_parts(
                 table, interaction.user.id, for_dm=interaction.guild_id is None
             )
-            await interaction.response.edit_message(**parts.edit_kwargs())
+            await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
             if not await self.refresh_table(table):
                 return
             skip = message.id if message else None
             await self.refresh_panels(table, skip_message=skip, notify=notify)
         if notify is not None or table.status != "running":
-            await self.turn_ping(table, notify)
+            await self.turn_ping(table, notify, interaction)
         await self.announce_end(table)
 
     async def announce_end(self, table: TableRecord) -> None:
@@ -678,6 +855,8 @@ class Hall:
         url = jump_url(table)
         unreached = []
         for user_id in dict.fromkeys(table.seats):
+            if computers.is_computer(user_id):
+                continue
             if await self.store.dm_mode(user_id) == "on" and await self.dm(
                 user_id, text + (f"\n{url}" if url else "")
             ):
@@ -692,6 +871,8 @@ class Hall:
 
     async def dm(self, user_id: int, text: str) -> bool:
         """A new DM; ``False`` when it cannot be sent (closed DMs are remembered)."""
+        if computers.is_computer(user_id):
+            return False
         try:
             channel = await self.client.create_dm(discord.Object(user_id))
             await channel.send(text, allowed_mentions=NO_MENTIONS)
@@ -703,28 +884,45 @@ class Hall:
             return False
         return True
 
-    async def turn_ping(self, table: TableRecord, user_id: int | None) -> None:
+    async def turn_ping(
+        self,
+        table: TableRecord,
+        user_id: int | None,
+        via: discord.Interaction[Any] | None = None,
+    ) -> None:
         """Ping the player to act in the channel when no DM panel notifies them (DMs off or
         closed): Discord notifies on new messages only, and the table is edited in place. The
-        previous ping of the table is deleted, so at most one stands; ``None`` only clears."""
+        previous ping of the table is deleted, so at most one stands; ``None`` only clears.
+
+        ``via`` is the click that passed the turn: when it was made in the table's channel, the
+        ping is its follow-up (interaction webhooks are exempt from the rate limit)."""
         table = await self.store.get_table(table.id) or table
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
         if table.ping_message_id is not None:
             with contextlib.suppress(discord.HTTPException):
-                await channel.get_partial_message(table.ping_message_id).delete()
+                await self.delivery.delete(channel.get_partial_message(table.ping_message_id))
             await self.store.set_ping(table.id, None)
-        if user_id is None or await self.store.dm_mode(user_id) == "on":
+        if user_id is None or computers.is_computer(user_id):
+            return
+        if await self.store.dm_mode(user_id) == "on":
             return
         url = jump_url(table)
         text = f"{mention(user_id)}, it's your turn at table #{table.id}" + (
             f": {url}" if url else "."
         )
-        try:
-            ping = await channel.send(text, allowed_mentions=USER_MENTIONS)
-        except discord.HTTPException:
-            log.warning("table %s: could not post the turn ping", table.id)
-            return
-        await self.store.set_ping(table.id, ping.id)
+        ping_id = None
+        if via is not None and via.channel_id == table.channel_id and via.response.is_done():
+            with contextlib.suppress(discord.HTTPException):
+                followup = await via.followup.send(text, allowed_mentions=USER_MENTIONS, wait=True)
+                self.delivery.reach(followup.id, via, followup.id)
+                ping_id = followup.id
+        if ping_id is None:
+            try:
+                ping_id = (await channel.send(text, allowed_mentions=USER_MENTIONS)).id
+            except discord.HTTPException:
+                log.warning("table %s: could not post the turn ping", table.id)
+                return
+        await self.store.set_ping(table.id, ping_id)
 
     @staticmethod
     def turn_passed_to(table: TableRecord, actor: int | None) -> int | None:
@@ -748,8 +946,27 @@ class Hall:
                     if table.status == "lobby"
                     else "This table is closed."
                 )
-            parts = self.panel_parts(table, interaction.user.id, for_dm=False)
+            parts = await self.panel_parts(table, interaction.user.id, for_dm=False)
             await interaction.response.send_message(**parts.send_kwargs(), ephemeral=True)
+
+        await self.guarded(interaction, flow)
+
+    async def on_hint(self, interaction: discord.Interaction[Any], tid: int) -> None:
+        """ "What would the computer do?": the computer's choice for the player's own position,
+        with one sentence why, only for them (it thinks off the event loop)."""
+
+        async def flow() -> None:
+            table = await self._table(tid)
+            seat = table.seat_of(interaction.user.id)
+            if seat is None:
+                raise TableError("You are not playing at this table.")
+            if table.status != "running" or table.state is None:
+                raise TableError("This game is over.")
+            if self.computers is None or table.game not in HINT_GAMES:
+                raise TableError("There is no computer advice for this game.")
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            advice = await self.computers.hint(table, seat)
+            await interaction.followup.send(f"💡 The computer would say: {advice}", ephemeral=True)
 
         await self.guarded(interaction, flow)
 
@@ -813,13 +1030,24 @@ class Hall:
                 await self.refresh_panels(table)
 
     async def rules_text(self, game_key: str) -> str:
-        path = RULES_DIR / f"{game_key}.md"
-        return path.read_text(encoding="utf-8")
+        """The rules text, read once (in a worker thread: file reads stay off the event loop)."""
+        text = self._rules.get(game_key)
+        if text is None:
+            path = RULES_DIR / f"{game_key}.md"
+            text = await asyncio.to_thread(path.read_text, encoding="utf-8")
+            self._rules[game_key] = text
+        return text
 
 
 def _interaction_name(interaction: discord.Interaction[Any]) -> str:
     data: dict[str, Any] = dict(interaction.data or {})
     return str(data.get("custom_id") or data.get("name") or "?")
+
+
+def _can_moderate(interaction: discord.Interaction[Any]) -> bool:
+    """A moderator of the channel: may manage its messages (or the whole server)."""
+    perms = getattr(interaction, "permissions", None)
+    return bool(perms and (perms.manage_messages or perms.manage_guild))
 
 
 def _can_manage(interaction: discord.Interaction[Any]) -> bool:

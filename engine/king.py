@@ -586,6 +586,51 @@ def _legal_plays(state: State, me: int) -> list[Action]:
     return plays
 
 
+def unplayable_reasons(view: Mapping[str, Any]) -> dict[str, str]:
+    """Why each card in a seat's hand has no play right now, from that seat's own view (the
+    hand and the public columns): the same tests :func:`_legal_plays` makes, in words, so a
+    panel can say why a card is not offered instead of leaving it out. Empty outside the play
+    phase.
+
+    >>> open_empty = {"open": True, "cards": [], "roles": []}
+    >>> closed = {"open": False, "cards": [], "roles": []}
+    >>> view = {"seat": 0, "hand": ["A3", "SORC", "ARTISAN"],
+    ...         "summary": {"phase": "play", "columns": [[open_empty] * 3, [closed] * 3]}}
+    >>> for reason in unplayable_reasons(view).values():
+    ...     print(reason)
+    Attacker 3: all their columns are closed
+    Sorcerer: no column has cards to clear
+    Artisan: never played; kept in your hand, it cancels their special cards
+    """
+    summary = view["summary"]
+    if summary["phase"] != "play" or view.get("hand") is None:
+        return {}
+    me = view["seat"]
+    columns = [(s, col) for s in (0, 1) for col in summary["columns"][s] if col["open"]]
+    has_theirs = any(s != me for s, _ in columns)
+    has_mine = any(s == me for s, _ in columns)
+    filled = any(col["cards"] for _, col in columns)
+    reasons: dict[str, str] = {}
+    for card in _distinct(view["hand"]):
+        kind = _KIND.get(card)
+        why = None
+        if card == ARTISAN:
+            why = "never played; kept in your hand, it cancels their special cards"
+        elif kind == ATTACKER and not has_theirs:
+            why = "all their columns are closed"
+        elif kind == DEFENDER and not has_mine:
+            why = "all your columns are closed"
+        elif kind == WARRIOR and not columns:
+            why = "every column is closed"
+        elif card == JUDGE and not filled:
+            why = "no column has a card to remove"
+        elif card == SORC and not filled:
+            why = "no column has cards to clear"
+        if why is not None:
+            reasons[card] = f"{card_name(card)}: {why}"
+    return reasons
+
+
 def _distinct(hand: Iterable[str]) -> list[str]:
     return sorted(set(hand), key=card_sort_key)
 

@@ -1,4 +1,5 @@
-"""Siege Hall's persistence layer (SQLite through aiosqlite). SQL stays inside this package."""
+"""Siege Hall's persistence layer (SQLite through aiosqlite, or PostgreSQL through psycopg). SQL
+stays inside this package."""
 
 from __future__ import annotations
 

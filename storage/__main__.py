@@ -7,8 +7,14 @@ backup API: safe while the bot runs and writes, and the copy is consistent.
 bot does not at start: at 10,000 games it reads hundreds of megabytes). Exit status 0 when the
 file is sound, 1 with the problems found.
 
-``--db`` defaults to ``DATABASE_PATH`` (environment or ``.env``), then ``siege.db``. Exit status 2
-with one line on standard error when the database or the destination cannot be used.
+``python -m storage copy --to postgresql://… [--db PATH]`` copies a SQLite database into an empty
+PostgreSQL database and verifies the copy by replaying every game on it (storage/to_postgres.py).
+Exit status 0 when the copy is made and verified, 2 with one line otherwise.
+
+``--db`` defaults to ``DATABASE_URL``, then ``DATABASE_PATH`` (environment or ``.env``), then
+``siege.db`` (for ``copy``: ``DATABASE_PATH``, then ``siege.db``). ``backup`` and ``check`` are
+SQLite's: given a PostgreSQL database they refuse in one line (use pg_dump and pg_amcheck). Exit
+status 2 with one line on standard error when the database or the destination cannot be used.
 """
 
 from __future__ import annotations
@@ -20,9 +26,12 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import psycopg
 from dotenv import load_dotenv
 
 from storage.database import Database, DatabaseUnusable
+from storage.postgres import BACKUP_REFUSAL, CHECK_REFUSAL, is_url, redact
+from storage.to_postgres import CopyFailed, copy_to_postgres
 
 
 async def _existing(source: Path) -> Database:
@@ -54,9 +63,19 @@ def main(argv: list[str] | None = None) -> int:
     copy = commands.add_parser("backup", help="copy the live database to DEST")
     copy.add_argument("dest")
     verify = commands.add_parser("check", help="run SQLite's full integrity check")
+    configured = os.environ.get("DATABASE_URL") or os.environ.get("DATABASE_PATH") or "siege.db"
     for command in (copy, verify):
-        command.add_argument("--db", default=os.environ.get("DATABASE_PATH") or "siege.db")
+        command.add_argument("--db", default=configured)
+    move = commands.add_parser("copy", help="copy a SQLite database into PostgreSQL and verify it")
+    move.add_argument("--to", required=True, help="the PostgreSQL database (postgresql://…)")
+    move.add_argument("--db", default=os.environ.get("DATABASE_PATH") or "siege.db")
     args = parser.parse_args(argv)
+    if args.command == "copy":
+        return _copy(Path(args.db), args.to)
+    if is_url(args.db):
+        refusal = BACKUP_REFUSAL if args.command == "backup" else CHECK_REFUSAL
+        print(f"{args.command} failed: {redact(args.db)}: {refusal}", file=sys.stderr)
+        return 2
     if args.command == "check":
         return _check(Path(args.db))
     source, destination = Path(args.db), Path(args.dest)
@@ -84,6 +103,23 @@ def _check(source: Path) -> int:
     for problem in problems:
         print(f"{source}: {problem}")
     return 1
+
+
+def _copy(source: Path, url: str) -> int:
+    if not is_url(url):
+        print(f"copy failed: --to must be a postgresql:// URL, not {url!r}", file=sys.stderr)
+        return 2
+    try:
+        report = asyncio.run(copy_to_postgres(source, url, say=print))
+    except (DatabaseUnusable, CopyFailed) as exc:
+        print(f"copy failed: {exc}", file=sys.stderr)
+        return 2
+    except (sqlite3.Error, psycopg.Error) as exc:
+        print(f"copy failed: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    total = sum(report.rows.values())
+    print(f"copied {total} rows from {source} to {redact(url)}; every game replays")
+    return 0
 
 
 if __name__ == "__main__":

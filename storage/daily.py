@@ -1,4 +1,5 @@
-"""The daily challenge of Siege at Kurth, on the database thread (plain sqlite3).
+"""The daily challenge of Siege at Kurth, on the database thread (sqlite3-style
+calls on either database).
 
 Every player of a server gets the same seed on a UTC day, so everyone defends against the same
 draws and dice. The seed is an HMAC of the day under a random secret of the server stored in the
@@ -13,10 +14,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from storage.database import Connection
 
 GAME = "kurth"
 
@@ -32,7 +34,7 @@ class DailyLine:
     rank: int
 
 
-def seed_for(conn: sqlite3.Connection, guild_id: int, day: str) -> int:
+def seed_for(conn: Connection, guild_id: int, day: str) -> int:
     """The day's seed of a server (its secret is made on first use)."""
     row = conn.execute(
         "SELECT secret FROM guild_secrets WHERE guild_id = ?", (guild_id,)
@@ -49,7 +51,7 @@ def seed_for(conn: sqlite3.Connection, guild_id: int, day: str) -> int:
 
 
 def has_scored_attempt(
-    conn: sqlite3.Connection, guild_id: int, day: str, difficulty: str, user_id: int
+    conn: Connection, guild_id: int, day: str, difficulty: str, user_id: int
 ) -> bool:
     row = conn.execute(
         "SELECT 1 FROM daily_attempts WHERE guild_id = ? AND day = ? AND difficulty = ?"
@@ -60,7 +62,7 @@ def has_scored_attempt(
 
 
 def add_attempt(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     table_id: int,
     guild_id: int,
@@ -77,7 +79,7 @@ def add_attempt(
 
 
 def finish(
-    conn: sqlite3.Connection,
+    conn: Connection,
     table_id: int,
     winners: tuple[int, ...],
     scores: tuple[int, ...] | None,
@@ -99,7 +101,7 @@ def finish(
 
 
 def board(
-    conn: sqlite3.Connection, guild_id: int, day: str, difficulty: str, offset: int, limit: int
+    conn: Connection, guild_id: int, day: str, difficulty: str, offset: int, limit: int
 ) -> list[DailyLine]:
     """A page of a day's board: best score first, then fewest turns, then who finished first."""
     rows = conn.execute(
@@ -116,7 +118,7 @@ def board(
 
 
 def standing(
-    conn: sqlite3.Connection, guild_id: int, day: str, difficulty: str, user_id: int
+    conn: Connection, guild_id: int, day: str, difficulty: str, user_id: int
 ) -> DailyLine | None:
     """A player's scored attempt of the day and its rank (``None`` if not finished)."""
     mine = conn.execute(

@@ -23,11 +23,35 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import aiosqlite
 
 T = TypeVar("T")
+
+
+class Cursor(Protocol):
+    """What a statement gives back, on either database (``sqlite3.Cursor`` is one)."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    @property
+    def lastrowid(self) -> int | None: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+
+class Connection(Protocol):
+    """The calls a transaction function makes, on either database: ``sqlite3.Connection`` has
+    them, and so has :class:`storage.postgres.PgConnection`. Rows read by position and by name."""
+
+    def execute(self, sql: str, parameters: Any = ..., /) -> Cursor: ...
+
+    def executemany(self, sql: str, seq_of_parameters: Any, /) -> Cursor: ...
+
 
 BUSY_TIMEOUT_MS = 5000
 #: The most writes one group commit takes (bounds one transaction's length).
@@ -310,6 +334,19 @@ class Database:
         result: T = await on_thread(self._reader, _in_transaction(fn, "BEGIN"))
         return result
 
+    #: The store's migrations for this database (``storage/migrations``).
+    migrations_folder = "migrations"
+
+    async def schema_version(self) -> int:
+        return int(await self.scalar("PRAGMA user_version"))
+
+    async def apply_migration(self, number: int, sql: str) -> None:
+        """One migration, atomically, with SQLite's own script execution."""
+        await self.write_script(f"{sql}\n;PRAGMA user_version = {number};")
+
+    async def has_data(self) -> bool:
+        return bool(await self.scalar("SELECT EXISTS (SELECT 1 FROM tables)"))
+
     async def write_script(self, script: str) -> None:
         """Run a whole SQL script atomically, with SQLite's own script execution."""
 
@@ -359,4 +396,12 @@ class Database:
         return await self.read(run)
 
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database", "DatabaseBusy", "DatabaseUnusable", "on_thread"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "Connection",
+    "Cursor",
+    "Database",
+    "DatabaseBusy",
+    "DatabaseUnusable",
+    "on_thread",
+]

@@ -1,4 +1,5 @@
-"""Offers, on the database thread (plain sqlite3): challenges and rematches that start a game
+"""Offers, on the database thread (sqlite3-style calls on
+either database): challenges and rematches that start a game
 once every player has said yes.
 
 An offer is one ``offers`` row and one ``offer_seats`` row per seat of the game it would start,
@@ -11,7 +12,6 @@ offer expires after :data:`OFFER_WAIT`; the sweeper closes those due with :func:
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
@@ -20,6 +20,7 @@ from engine import get_game
 from engine.rules import JSON
 from storage import clock
 from storage import store as tables
+from storage.database import Connection
 
 OFFER_WAIT = timedelta(hours=24)
 Kind = Literal["challenge", "rematch"]
@@ -66,7 +67,7 @@ class OfferOutcome:
 
 
 def challenge(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     guild_id: int | None,
     channel_id: int,
@@ -118,7 +119,7 @@ def challenge(
 
 
 def rematch(
-    conn: sqlite3.Connection, table_id: int, user_id: int, moment: datetime, seed: int
+    conn: Connection, table_id: int, user_id: int, moment: datetime, seed: int
 ) -> OfferOutcome:
     """``user_id`` asks for a rematch of a finished table: the same seats, options (as the
     game's ``rematch_options`` has them) and time control. A second click on Rematch while an
@@ -150,7 +151,7 @@ def rematch(
 
 
 def answer(
-    conn: sqlite3.Connection,
+    conn: Connection,
     offer_id: int,
     user_id: int,
     yes: bool,
@@ -183,7 +184,7 @@ def answer(
     return _start_if_agreed(conn, _require(conn, offer.id), moment, seed)
 
 
-def expire(conn: sqlite3.Connection, moment: datetime, limit: int) -> list[OfferRecord]:
+def expire(conn: Connection, moment: datetime, limit: int) -> list[OfferRecord]:
     """Close every open offer whose time is up; returns them as closed."""
     now = clock.stamp(moment)
     rows = conn.execute(
@@ -200,7 +201,7 @@ def expire(conn: sqlite3.Connection, moment: datetime, limit: int) -> list[Offer
 
 
 def set_message(
-    conn: sqlite3.Connection, offer_id: int, channel_id: int | None, message_id: int | None
+    conn: Connection, offer_id: int, channel_id: int | None, message_id: int | None
 ) -> None:
     conn.execute(
         "UPDATE offers SET message_channel_id = ?, message_id = ? WHERE id = ?",
@@ -208,7 +209,7 @@ def set_message(
     )
 
 
-def load(conn: sqlite3.Connection, offer_id: int) -> OfferRecord | None:
+def load(conn: Connection, offer_id: int) -> OfferRecord | None:
     row = conn.execute("SELECT * FROM offers WHERE id = ?", (offer_id,)).fetchone()
     if row is None:
         return None
@@ -235,7 +236,7 @@ def load(conn: sqlite3.Connection, offer_id: int) -> OfferRecord | None:
     )
 
 
-def _require(conn: sqlite3.Connection, offer_id: int) -> OfferRecord:
+def _require(conn: Connection, offer_id: int) -> OfferRecord:
     offer = load(conn, offer_id)
     if offer is None:
         raise tables.TableError("That offer no longer exists.")
@@ -243,7 +244,7 @@ def _require(conn: sqlite3.Connection, offer_id: int) -> OfferRecord:
 
 
 def _insert(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     kind: Kind,
     guild_id: int | None,
@@ -284,7 +285,7 @@ def _insert(
 
 
 def _start_if_agreed(
-    conn: sqlite3.Connection, offer: OfferRecord, moment: datetime, seed: int
+    conn: Connection, offer: OfferRecord, moment: datetime, seed: int
 ) -> OfferOutcome:
     if offer.waiting_for():
         return OfferOutcome(offer)

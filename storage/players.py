@@ -7,10 +7,11 @@ goes out once a local day, at the first sweep from :data:`DIGEST_HOUR` local tim
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from storage.database import Connection
 
 DIGEST_HOUR = 9
 
@@ -55,7 +56,7 @@ def check_timezone(name: str) -> str:
     return name
 
 
-def load(conn: sqlite3.Connection, user_id: int) -> Settings:
+def load(conn: Connection, user_id: int) -> Settings:
     row = conn.execute(
         "SELECT timezone, quiet_from, quiet_to, digest FROM players WHERE user_id = ?",
         (user_id,),
@@ -66,7 +67,7 @@ def load(conn: sqlite3.Connection, user_id: int) -> Settings:
     return Settings(timezone or "UTC", quiet_from, quiet_to, bool(digest))
 
 
-def save(conn: sqlite3.Connection, user_id: int, settings: Settings) -> None:
+def save(conn: Connection, user_id: int, settings: Settings) -> None:
     conn.execute(
         "INSERT INTO players (user_id, timezone, quiet_from, quiet_to, digest)"
         " VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET"
@@ -79,7 +80,7 @@ def save(conn: sqlite3.Connection, user_id: int, settings: Settings) -> None:
 VACATION_DAYS_A_MONTH = 14
 
 
-def vacation_left(conn: sqlite3.Connection, user_id: int, moment: datetime) -> timedelta:
+def vacation_left(conn: Connection, user_id: int, moment: datetime) -> timedelta:
     """How much longer this player's daily clocks wait (nothing when not on vacation)."""
     row = conn.execute(
         "SELECT vacation_until FROM players WHERE user_id = ?", (user_id,)
@@ -89,7 +90,7 @@ def vacation_left(conn: sqlite3.Connection, user_id: int, moment: datetime) -> t
     return max(datetime.fromisoformat(str(row[0])) - moment, timedelta(0))
 
 
-def take_vacation(conn: sqlite3.Connection, user_id: int, days: int, moment: datetime) -> int:
+def take_vacation(conn: Connection, user_id: int, days: int, moment: datetime) -> int:
     """Start (or extend) ``days`` of vacation from now; returns the days left this month.
     Raises ``ValueError`` with a sentence past :data:`VACATION_DAYS_A_MONTH` a month."""
     month = f"{moment:%Y-%m}"
@@ -118,7 +119,7 @@ def take_vacation(conn: sqlite3.Connection, user_id: int, days: int, moment: dat
     return VACATION_DAYS_A_MONTH - used - days
 
 
-def digests_due(conn: sqlite3.Connection, moment: datetime) -> list[int]:
+def digests_due(conn: Connection, moment: datetime) -> list[int]:
     """Players who asked for the digest and have not had today's (their local day), from
     :data:`DIGEST_HOUR` local time on."""
     rows = conn.execute(
@@ -133,7 +134,7 @@ def digests_due(conn: sqlite3.Connection, moment: datetime) -> list[int]:
     return due
 
 
-def digest_sent(conn: sqlite3.Connection, user_id: int, moment: datetime) -> bool:
+def digest_sent(conn: Connection, user_id: int, moment: datetime) -> bool:
     """Mark today's digest sent; ``False`` if it already was (once a day, across processes)."""
     settings = load(conn, user_id)
     today = settings.local(moment).date().isoformat()

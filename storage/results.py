@@ -1,4 +1,5 @@
-"""Finished games and the ratings built from them, on the database thread (plain sqlite3).
+"""Finished games and the ratings built from them, on the database thread (sqlite3-style
+calls on either database, see :class:`storage.database.Connection`).
 
 :func:`record` runs inside the transaction of the action that ends a game: the result row, each
 seat's place and outcome, and (for a rated game) the rating update, or none of it. The ratings
@@ -12,13 +13,13 @@ Resignations count as a loss for the one who resigned, as the engine's result sa
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
 from engine.rules import Result
+from storage.database import Connection
 from storage.ratings import NEWCOMER, Skill, outcome, places_of, rate, repeat_weight
 
 ALL_TIME = "all"
@@ -65,7 +66,7 @@ def season_of(ended_at: str) -> str:
 
 
 def record(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     table_id: int,
     guild_id: int | None,
@@ -119,7 +120,7 @@ def record(
         rate_result(conn, table_id)
 
 
-def rate_result(conn: sqlite3.Connection, table_id: int) -> None:
+def rate_result(conn: Connection, table_id: int) -> None:
     """Apply one rated result to its server's all-time and season boards."""
     row = conn.execute(
         "SELECT seq, guild_id, game, season, ended_at, players FROM results WHERE table_id = ?",
@@ -152,7 +153,7 @@ def rate_result(conn: sqlite3.Connection, table_id: int) -> None:
                 )
 
 
-def recompute(conn: sqlite3.Connection, guild_id: int) -> int:
+def recompute(conn: Connection, guild_id: int) -> int:
     """Rebuild every board of a server from its results, in commit order. Returns how many
     rated games were replayed."""
     conn.execute("DELETE FROM ratings WHERE guild_id = ?", (guild_id,))
@@ -165,7 +166,7 @@ def recompute(conn: sqlite3.Connection, guild_id: int) -> int:
 
 
 def board(
-    conn: sqlite3.Connection, guild_id: int, game: str, season: str, offset: int, limit: int
+    conn: Connection, guild_id: int, game: str, season: str, offset: int, limit: int
 ) -> list[Standing]:
     """A page of a board, best first (ties by who got there... by user id, stably)."""
     rows = conn.execute(
@@ -178,7 +179,7 @@ def board(
 
 
 def standing(
-    conn: sqlite3.Connection, guild_id: int, game: str, season: str, user_id: int
+    conn: Connection, guild_id: int, game: str, season: str, user_id: int
 ) -> Standing | None:
     """One player's line and rank on a board (``None`` if they have no rated game there)."""
     row = conn.execute(
@@ -196,7 +197,7 @@ def standing(
     return _standing(row, ahead + 1)
 
 
-def board_size(conn: sqlite3.Connection, guild_id: int, game: str, season: str) -> int:
+def board_size(conn: Connection, guild_id: int, game: str, season: str) -> int:
     return int(
         conn.execute(
             "SELECT count(*) FROM ratings WHERE guild_id = ? AND game = ? AND season = ?",
@@ -206,7 +207,7 @@ def board_size(conn: sqlite3.Connection, guild_id: int, game: str, season: str) 
 
 
 def history(
-    conn: sqlite3.Connection, guild_id: int, game: str, user_id: int, limit: int = 500
+    conn: Connection, guild_id: int, game: str, user_id: int, limit: int = 500
 ) -> list[float]:
     """A player's shown all-time rating after each of their last ``limit`` rated games, oldest
     first: one range of ``result_seats_history``, newest first, whatever the server's size."""
@@ -220,7 +221,7 @@ def history(
 
 
 def recent(
-    conn: sqlite3.Connection, guild_id: int, user_id: int, game: str | None, limit: int
+    conn: Connection, guild_id: int, user_id: int, game: str | None, limit: int
 ) -> list[GameResult]:
     """A player's latest finished games in a server, newest first: the newest of their seats
     by an index range (``result_seats_recent``, or ``_history`` for one game), then each game."""
@@ -280,12 +281,13 @@ class SoloLine:
 
 
 def solo_board(
-    conn: sqlite3.Connection, guild_id: int, game: str, variant: str, limit: int
+    conn: Connection, guild_id: int, game: str, variant: str, limit: int
 ) -> list[SoloLine]:
     """A solo game's board for one difficulty: each player's best score and wins (solo games
     are not rated; every finished one counts here)."""
     rows = conn.execute(
-        "SELECT s.user_id, max(coalesce(s.score, 0)), sum(s.outcome = 'win'), count(*)"
+        "SELECT s.user_id, max(coalesce(s.score, 0)),"
+        " sum(CASE WHEN s.outcome = 'win' THEN 1 ELSE 0 END), count(*)"
         " FROM results AS r CROSS JOIN result_seats AS s ON s.table_id = r.table_id"
         " JOIN tables AS t ON t.id = r.table_id"
         " WHERE r.guild_id = ? AND r.game = ? AND json_extract(t.options, '$.difficulty') = ?"
@@ -298,7 +300,7 @@ def solo_board(
     ]
 
 
-def seasons(conn: sqlite3.Connection, guild_id: int, game: str) -> list[str]:
+def seasons(conn: Connection, guild_id: int, game: str) -> list[str]:
     rows = conn.execute(
         "SELECT DISTINCT season FROM ratings WHERE guild_id = ? AND game = ? AND season != ?"
         " ORDER BY season DESC",
@@ -321,7 +323,7 @@ def _standing(row: Sequence[Any], rank: int) -> Standing:
     )
 
 
-def _skill(conn: sqlite3.Connection, guild_id: int, game: str, season: str, user: int) -> Skill:
+def _skill(conn: Connection, guild_id: int, game: str, season: str, user: int) -> Skill:
     row = conn.execute(
         "SELECT mu, sigma FROM ratings WHERE guild_id = ? AND game = ? AND season = ?"
         " AND user_id = ?",
@@ -331,7 +333,7 @@ def _skill(conn: sqlite3.Connection, guild_id: int, game: str, season: str, user
 
 
 def _save_skill(
-    conn: sqlite3.Connection,
+    conn: Connection,
     guild_id: int,
     game: str,
     season: str,
@@ -344,9 +346,9 @@ def _save_skill(
         "INSERT INTO ratings (guild_id, game, season, user_id, mu, sigma, rating, games, wins,"
         " losses, draws) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"
         " ON CONFLICT (guild_id, game, season, user_id) DO UPDATE SET mu = excluded.mu,"
-        " sigma = excluded.sigma, rating = excluded.rating, games = games + 1,"
-        " wins = wins + excluded.wins, losses = losses + excluded.losses,"
-        " draws = draws + excluded.draws",
+        " sigma = excluded.sigma, rating = excluded.rating, games = ratings.games + 1,"
+        " wins = ratings.wins + excluded.wins, losses = ratings.losses + excluded.losses,"
+        " draws = ratings.draws + excluded.draws",
         (guild_id, game, season, user, skill.mu, skill.sigma, skill.shown, won, lost, drew),
     )
 

@@ -1,4 +1,5 @@
-"""SQLite persistence for Siege Hall tables: lobby, games, the action log and DM panels.
+"""Persistence for Siege Hall tables (SQLite or PostgreSQL): lobby, games, the action log, DM
+panels.
 
 Every change is one call to :meth:`Database.write`: one ``BEGIN IMMEDIATE`` transaction run
 whole on the writer's thread. A game action loads the table, checks it, runs the engine, writes
@@ -7,6 +8,11 @@ two attempts at the same ply apply exactly once (also across processes sharing t
 go to a separate read-only connection and only ever see committed data. Schema changes are the
 numbered SQL files in ``storage/migrations/``, run with SQLite's own script execution and tracked
 by ``PRAGMA user_version``; a database that has data is backed up before one runs.
+
+With a ``postgresql://`` URL instead of a path the same functions run on PostgreSQL
+(storage/postgres.py): each write one SERIALIZABLE transaction on a pooled connection, run
+again after a conflict, so exactly once holds across processes there too; its schema is
+``storage/migrations_pg/``.
 
 The store takes and returns engine types; SQL stays inside this package.
 """
@@ -38,7 +44,14 @@ from engine.rules import (
     rng_for,
 )
 from storage import clock, computers, daily, offers, players, results
-from storage.database import BUSY_TIMEOUT_MS, Database, DatabaseBusy, DatabaseUnusable
+from storage.database import (
+    BUSY_TIMEOUT_MS,
+    Connection,
+    Database,
+    DatabaseBusy,
+    DatabaseUnusable,
+)
+from storage.postgres import PgDatabase, is_url
 from storage.results import ALL_TIME, GameResult, Standing
 
 DmMode = Literal["on", "off", "closed"]
@@ -161,8 +174,10 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _migrations() -> list[tuple[int, str]]:
-    folder = resources.files("storage") / "migrations"
+def _migrations(kind: str = "migrations") -> list[tuple[int, str]]:
+    """The numbered SQL files of ``storage/<kind>/`` (``migrations``, or ``migrations_pg`` for
+    PostgreSQL), in order."""
+    folder = resources.files("storage") / kind
     found = []
     for entry in folder.iterdir():
         name = entry.name
@@ -183,18 +198,22 @@ def backup_path(path: Path, version: int) -> Path:
 class Store:
     """The one gateway to the database. Create with :meth:`open`; close with :meth:`close`."""
 
-    def __init__(self, db: Database, clock: Clock = _utc_now) -> None:
+    def __init__(self, db: Database | PgDatabase, clock: Clock = _utc_now) -> None:
         self._db = db
         self._clock = clock
 
     @classmethod
     async def open(cls, path: str | Path, *, clock: Clock = _utc_now) -> Store:
-        """Open (creating if needed) the database at ``path``. Raises :class:`DatabaseUnusable`
-        with a one-line reason when the file cannot be used, leaving nothing open."""
+        """Open (creating if needed) the SQLite database at ``path``, or the PostgreSQL database
+        when ``path`` is a ``postgresql://`` URL. Raises :class:`DatabaseUnusable` with a
+        one-line reason when it cannot be used, leaving nothing open."""
+        if is_url(path):
+            return cls(await PgDatabase.open(str(path)), clock)
         return cls(await Database.open(path), clock)
 
     @property
-    def path(self) -> Path:
+    def path(self) -> Path | str:
+        """The SQLite file, or the PostgreSQL URL without its password."""
         return self._db.path
 
     async def close(self) -> None:
@@ -207,23 +226,24 @@ class Store:
         return clock.stamp(self._moment())
 
     async def schema_version(self) -> int:
-        return int(await self._db.scalar("PRAGMA user_version"))
+        return await self._db.schema_version()
 
     async def migrate(self) -> int:
-        """Apply every migration newer than ``PRAGMA user_version``, each atomically; returns
-        the new version. A database with tables in it is first copied beside itself."""
+        """Apply every migration newer than the schema version, each atomically; returns the
+        new version. A SQLite database with tables in it is first copied beside itself."""
         current = await self.schema_version()
-        pending = [(n, sql) for n, sql in _migrations() if n > current]
+        pending = [(n, sql) for n, sql in _migrations(self._db.migrations_folder) if n > current]
         if not pending:
             return current
-        if current > 0 and await self._db.scalar("SELECT EXISTS (SELECT 1 FROM tables)"):
-            await self.backup(backup_path(self.path, pending[-1][0]))
+        if isinstance(self._db, Database) and current > 0 and await self._db.has_data():
+            await self.backup(backup_path(self._db.path, pending[-1][0]))
         for number, sql in pending:
             try:
-                await self._db.write_script(f"{sql}\n;PRAGMA user_version = {number};")
+                await self._db.apply_migration(number, sql)
             except sqlite3.Error as exc:
+                what = "file" if isinstance(self._db, Database) else "database"
                 raise DatabaseUnusable(
-                    self.path, f"migration {number:03d} failed ({exc}); the file is unchanged"
+                    self.path, f"migration {number:03d} failed ({exc}); the {what} is unchanged"
                 ) from None
             current = number
         if any(number == RESULTS_SCHEMA for number, _ in pending):
@@ -235,7 +255,7 @@ class Store:
         """Copy the live database to ``destination`` (consistent even mid-write)."""
         await self._db.backup(destination)
 
-    async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+    async def _write(self, fn: Callable[[Connection], T]) -> T:
         try:
             return await self._db.write(fn)
         except DatabaseBusy:
@@ -247,7 +267,7 @@ class Store:
 
     # -- reading -----------------------------------------------------------------------------
 
-    async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+    async def _read(self, fn: Callable[[Connection], T]) -> T:
         """A read of table rows: a damaged page of the file answers as an unreadable table
         (a defined refusal an admin can act on), not as an unexpected error."""
         try:
@@ -276,7 +296,7 @@ class Store:
     async def open_tables_of(self, user_id: int) -> list[TableRecord]:
         """Open tables where this user holds a seat (unreadable ones are left out)."""
 
-        def run(conn: sqlite3.Connection) -> list[TableRecord]:
+        def run(conn: Connection) -> list[TableRecord]:
             rows = conn.execute(
                 "SELECT tables.* FROM seats JOIN tables ON tables.id = seats.table_id"
                 " WHERE seats.user_id = ? AND tables.status IN ('lobby', 'running')"
@@ -346,7 +366,7 @@ class Store:
         chosen = random.SystemRandom().randrange(2**62) if seed is None else seed
         moment = self._moment()
 
-        def run(conn: sqlite3.Connection) -> TableRecord:
+        def run(conn: Connection) -> TableRecord:
             return _new_table(
                 conn,
                 guild_id=guild_id,
@@ -382,13 +402,13 @@ class Store:
         )
 
     async def _execute(self, sql: str, params: tuple[Any, ...]) -> None:
-        def run(conn: sqlite3.Connection) -> None:
+        def run(conn: Connection) -> None:
             conn.execute(sql, params)
 
         await self._write(run)
 
     async def join(self, table_id: int, user_id: int) -> TableRecord:
-        def run(conn: sqlite3.Connection) -> TableRecord:
+        def run(conn: Connection) -> TableRecord:
             table = _require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("This table has already started; you can watch it.")
@@ -401,7 +421,7 @@ class Store:
         return await self._write(run)
 
     async def leave(self, table_id: int, user_id: int) -> TableRecord:
-        def run(conn: sqlite3.Connection) -> TableRecord:
+        def run(conn: Connection) -> TableRecord:
             table = _require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("The game has started; use Resign to leave it.")
@@ -417,7 +437,7 @@ class Store:
     async def add_computer(self, table_id: int, user_id: int, level: str) -> TableRecord:
         """The host seats a computer player of ``level`` in the lobby."""
 
-        def run(conn: sqlite3.Connection) -> TableRecord:
+        def run(conn: Connection) -> TableRecord:
             table = _require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("This table has already started.")
@@ -435,7 +455,7 @@ class Store:
     async def remove_computer(self, table_id: int, user_id: int) -> TableRecord:
         """The host takes the last computer player seated in the lobby away again."""
 
-        def run(conn: sqlite3.Connection) -> TableRecord:
+        def run(conn: Connection) -> TableRecord:
             table = _require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("This table has already started.")
@@ -452,10 +472,11 @@ class Store:
     async def computer_turns(self, limit: int = 100) -> list[TableRecord]:
         """Running tables whose seat to act is a computer (after a restart, or a missed move)."""
 
-        def run(conn: sqlite3.Connection) -> list[TableRecord]:
+        def run(conn: Connection) -> list[TableRecord]:
             rows = conn.execute(
-                "SELECT DISTINCT t.id FROM tables t JOIN seats s ON s.table_id = t.id"
-                " WHERE t.status = 'running' AND s.user_id < 0 ORDER BY t.updated_at"
+                "SELECT t.id FROM tables t WHERE t.status = 'running' AND EXISTS"
+                " (SELECT 1 FROM seats s WHERE s.table_id = t.id AND s.user_id < 0)"
+                " ORDER BY t.updated_at, t.id"
             ).fetchall()
             waiting: list[TableRecord] = []
             for (table_id,) in rows:
@@ -473,7 +494,7 @@ class Store:
         return await self._read(run)
 
     async def start(self, table_id: int, user_id: int) -> TableRecord:
-        def run(conn: sqlite3.Connection) -> TableRecord:
+        def run(conn: Connection) -> TableRecord:
             table = _require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("This table has already started.")
@@ -514,7 +535,7 @@ class Store:
         return await self._write(run)
 
     async def cancel(self, table_id: int) -> TableRecord:
-        def run(conn: sqlite3.Connection) -> TableRecord:
+        def run(conn: Connection) -> TableRecord:
             table = _require(conn, table_id)
             if not table.is_open:
                 raise TableError("This table is already closed.")
@@ -535,7 +556,7 @@ class Store:
         """Cancel the open table of a channel without reading it (a deleted channel, or a row
         too damaged to load). Returns the closed table's id, if there was one."""
 
-        def run(conn: sqlite3.Connection) -> int | None:
+        def run(conn: Connection) -> int | None:
             row = conn.execute(
                 "SELECT id FROM tables WHERE channel_id = ? AND status IN ('lobby', 'running')",
                 (channel_id,),
@@ -564,7 +585,7 @@ class Store:
     async def _commit_action(
         self, table_id: int, user_id: int, action: Action, expected_ply: int | None
     ) -> tuple[TableRecord, list[Event]]:
-        def run(conn: sqlite3.Connection) -> tuple[TableRecord, list[Event]]:
+        def run(conn: Connection) -> tuple[TableRecord, list[Event]]:
             return _act(
                 conn, table_id, user_id, action, expected_ply, self._moment(), memo=self._db.memo
             )
@@ -577,7 +598,7 @@ class Store:
         """Open tables whose deadline has passed, oldest first: ``(table id, ply)``."""
         now = self._now()
 
-        def run(conn: sqlite3.Connection) -> list[tuple[int, int]]:
+        def run(conn: Connection) -> list[tuple[int, int]]:
             rows = conn.execute(
                 "SELECT id, ply FROM tables WHERE deadline IS NOT NULL AND deadline <= ?"
                 " ORDER BY deadline LIMIT ?",
@@ -591,7 +612,7 @@ class Store:
         """Running tables whose seat to act has used 80 % of its time and was not reminded."""
         now = self._now()
 
-        def run(conn: sqlite3.Connection) -> list[TableRecord]:
+        def run(conn: Connection) -> list[TableRecord]:
             rows = conn.execute(
                 "SELECT id FROM tables WHERE remind_at IS NOT NULL AND remind_at <= ?"
                 " AND status = 'running' ORDER BY remind_at LIMIT ?",
@@ -611,7 +632,7 @@ class Store:
         """Note that the seat to act at ``ply`` was reminded; ``False`` if someone else did, or
         the move was made meanwhile (so one reminder per move, also across processes)."""
 
-        def run(conn: sqlite3.Connection) -> bool:
+        def run(conn: Connection) -> bool:
             cur = conn.execute(
                 "UPDATE tables SET remind_at = NULL WHERE id = ? AND ply = ?"
                 " AND remind_at IS NOT NULL",
@@ -629,7 +650,7 @@ class Store:
         when nothing was due any more (a move, a start or another sweeper came first)."""
         moment = self._moment()
 
-        def run(conn: sqlite3.Connection) -> Timeout | None:
+        def run(conn: Connection) -> Timeout | None:
             now = clock.stamp(moment)
             table = _require(conn, table_id)
             if (
@@ -667,7 +688,7 @@ class Store:
         ``interval``), so nobody loses on time because the bot was down. Returns the shift."""
         moment = self._moment()
 
-        def run(conn: sqlite3.Connection) -> timedelta:
+        def run(conn: Connection) -> timedelta:
             row = conn.execute("SELECT value FROM meta WHERE key = 'heartbeat'").fetchone()
             shift = timedelta(0)
             if row is not None:
@@ -711,7 +732,7 @@ class Store:
         opts = resolve_options(get_game(game), options)
         moment = self._moment()
 
-        def run(conn: sqlite3.Connection) -> offers.OfferRecord:
+        def run(conn: Connection) -> offers.OfferRecord:
             return offers.challenge(
                 conn,
                 guild_id=guild_id,
@@ -763,7 +784,7 @@ class Store:
         options = resolve_options(get_game(daily.GAME), {"difficulty": difficulty})
         moment = self._moment()
 
-        def run(conn: sqlite3.Connection) -> tuple[TableRecord, bool]:
+        def run(conn: Connection) -> tuple[TableRecord, bool]:
             scored = not daily.has_scored_attempt(conn, guild_id, day, difficulty, user_id)
             table = _new_table(
                 conn,
@@ -858,7 +879,7 @@ class Store:
         """Results for games that finished before results were recorded (schema 5), then the
         boards of every server rebuilt from them, oldest first."""
 
-        def run(conn: sqlite3.Connection) -> None:
+        def run(conn: Connection) -> None:
             rows = conn.execute(
                 "SELECT id FROM tables WHERE status = 'over' AND id NOT IN"
                 " (SELECT table_id FROM results) ORDER BY updated_at, id"
@@ -909,7 +930,7 @@ class Store:
         whose deadline moved, vacation days left this month); ``TableError`` past the cap."""
         moment = self._moment()
 
-        def run(conn: sqlite3.Connection) -> tuple[int, int]:
+        def run(conn: Connection) -> tuple[int, int]:
             try:
                 left = players.take_vacation(conn, user_id, days, moment)
             except ValueError as exc:
@@ -953,7 +974,7 @@ class Store:
         if not changed:
             return
 
-        def run(conn: sqlite3.Connection) -> None:
+        def run(conn: Connection) -> None:
             conn.executemany(
                 "INSERT INTO players (user_id, name) VALUES (?, ?)"
                 " ON CONFLICT (user_id) DO UPDATE SET name = excluded.name",
@@ -966,7 +987,7 @@ class Store:
         """The stored names of these players (those never seen are left out)."""
         ids = list(dict.fromkeys(user_ids))
 
-        def run(conn: sqlite3.Connection) -> dict[int, str]:
+        def run(conn: Connection) -> dict[int, str]:
             marks = ",".join("?" * len(ids))
             found = conn.execute(
                 "SELECT user_id, name FROM players"
@@ -992,7 +1013,7 @@ class Store:
     async def dm_panel(self, table_id: int, user_id: int) -> tuple[int, int] | None:
         """The (DM channel id, message id) of a player's panel for a table, if one was sent."""
 
-        def run(conn: sqlite3.Connection) -> tuple[int, int] | None:
+        def run(conn: Connection) -> tuple[int, int] | None:
             row = conn.execute(
                 "SELECT channel_id, message_id FROM dm_panels WHERE table_id = ? AND user_id = ?",
                 (table_id, user_id),
@@ -1057,7 +1078,7 @@ def is_damage(exc: sqlite3.DatabaseError) -> bool:
     return type(exc) is sqlite3.DatabaseError
 
 
-# -- On the database thread: plain sqlite3, inside the caller's transaction ---------------------
+# -- On the database thread: sqlite3-style calls, inside the caller's transaction ----------------
 
 
 #: How many running tables the writer keeps decoded in memory between their moves.
@@ -1065,7 +1086,7 @@ HOT_TABLES = 4096
 
 
 def _act(
-    conn: sqlite3.Connection,
+    conn: Connection,
     table_id: int,
     user_id: int,
     action: Action,
@@ -1135,7 +1156,7 @@ def _plan(table: TableRecord, user_id: int, action: Action, expected_ply: int | 
 
 
 def _write_plan(
-    conn: sqlite3.Connection,
+    conn: Connection,
     plan: _Plan,
     user_id: int,
     action: Action,
@@ -1220,7 +1241,7 @@ def _write_plan(
 
 
 def _new_table(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     guild_id: int | None,
     channel_id: int,
@@ -1281,19 +1302,19 @@ def _new_table(
     return _require(conn, cur.lastrowid)
 
 
-def _load_table(conn: sqlite3.Connection, table_id: int) -> TableRecord | None:
+def _load_table(conn: Connection, table_id: int) -> TableRecord | None:
     row = conn.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
     return None if row is None else _record(row, _seats(conn, table_id))
 
 
-def _require(conn: sqlite3.Connection, table_id: int) -> TableRecord:
+def _require(conn: Connection, table_id: int) -> TableRecord:
     table = _load_table(conn, table_id)
     if table is None:
         raise TableError("That table no longer exists.")
     return table
 
 
-def _open_table_in(conn: sqlite3.Connection, channel_id: int) -> TableRecord | None:
+def _open_table_in(conn: Connection, channel_id: int) -> TableRecord | None:
     row = conn.execute(
         "SELECT * FROM tables WHERE channel_id = ? AND status IN ('lobby', 'running')",
         (channel_id,),
@@ -1301,14 +1322,14 @@ def _open_table_in(conn: sqlite3.Connection, channel_id: int) -> TableRecord | N
     return None if row is None else _record(row, _seats(conn, row["id"]))
 
 
-def _seats(conn: sqlite3.Connection, table_id: int) -> tuple[int, ...]:
+def _seats(conn: Connection, table_id: int) -> tuple[int, ...]:
     rows = conn.execute(
         "SELECT user_id FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)
     ).fetchall()
     return tuple(int(row[0]) for row in rows)
 
 
-def _write_seats(conn: sqlite3.Connection, table_id: int, seats: Sequence[int]) -> None:
+def _write_seats(conn: Connection, table_id: int, seats: Sequence[int]) -> None:
     conn.execute("DELETE FROM seats WHERE table_id = ?", (table_id,))
     conn.executemany(
         "INSERT INTO seats (table_id, seat, user_id) VALUES (?, ?, ?)",
@@ -1317,7 +1338,7 @@ def _write_seats(conn: sqlite3.Connection, table_id: int, seats: Sequence[int]) 
 
 
 def _update_lobby(
-    conn: sqlite3.Connection, table: TableRecord, seats: tuple[int, ...], now: str
+    conn: Connection, table: TableRecord, seats: tuple[int, ...], now: str
 ) -> TableRecord:
     conn.execute(
         "UPDATE tables SET version = version + 1, updated_at = ? WHERE id = ?", (now, table.id)
@@ -1327,7 +1348,7 @@ def _update_lobby(
 
 
 def _move_deadlines(
-    conn: sqlite3.Connection, control: str, moment: datetime, user_id: int
+    conn: Connection, control: str, moment: datetime, user_id: int
 ) -> tuple[str | None, str | None]:
     """The deadline and reminder of ``user_id``'s next move; a daily clock waits out their
     vacation first."""
@@ -1336,7 +1357,7 @@ def _move_deadlines(
     return clock.deadlines(control, moment + players.vacation_left(conn, user_id, moment))
 
 
-def _beat(conn: sqlite3.Connection, moment: datetime) -> None:
+def _beat(conn: Connection, moment: datetime) -> None:
     conn.execute(
         "INSERT INTO meta (key, value) VALUES ('heartbeat', ?)"
         " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -1344,7 +1365,7 @@ def _beat(conn: sqlite3.Connection, moment: datetime) -> None:
     )
 
 
-def _cancel(conn: sqlite3.Connection, table_id: int, now: str) -> None:
+def _cancel(conn: Connection, table_id: int, now: str) -> None:
     conn.execute(
         "UPDATE tables SET status = 'cancelled', version = version + 1, updated_at = ?,"
         " deadline = NULL, remind_at = NULL WHERE id = ?",
@@ -1352,11 +1373,11 @@ def _cancel(conn: sqlite3.Connection, table_id: int, now: str) -> None:
     )
 
 
-def _actions(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> list[ActionRecord]:
+def _actions(conn: Connection, sql: str, params: tuple[Any, ...]) -> list[ActionRecord]:
     return [_action(row) for row in conn.execute(sql, params).fetchall()]
 
 
-def _action(row: sqlite3.Row) -> ActionRecord:
+def _action(row: Any) -> ActionRecord:
     try:
         action = json.loads(row["action"])
         events = json.loads(row["events"])
@@ -1377,7 +1398,7 @@ def _action(row: sqlite3.Row) -> ActionRecord:
         ) from exc
 
 
-def _record(row: sqlite3.Row, seats: tuple[int, ...]) -> TableRecord:
+def _record(row: Any, seats: tuple[int, ...]) -> TableRecord:
     try:
         game = get_game(row["game"])
         if len(seats) < (1 if row["state"] is None else game.min_seats):

@@ -8,6 +8,7 @@ No rule lives here: renderers only describe what the engine says.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -88,17 +89,41 @@ class Renderer(Protocol):
     sides: tuple[str, ...]
     # The table button that opens a seat's private panel ("My hand" for card games).
     panel_label: str
+    # Whether the panel marks the cards that came into the hand since the seat's last turn (the
+    # hall then works out which, from the log): card games with a hand to draw into.
+    marks_new_cards: bool
 
-    def table_image(self, view: View) -> bytes | None:
-        """A PNG for the table embed when a picture reads better than text, else None."""
+    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+        """A PNG for the table embed, else None. ``last_events`` are the (public) events of the
+        last action, for pictures that mark the last move."""
+        ...
+
+    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
+        """The table picture's alt text (Discord's attachment ``description``, at most 1024
+        characters): the position in words, from the spectator view, without player mentions."""
         ...
 
     def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
         """The public table: ``view`` is the spectator view (seat None)."""
         ...
 
-    def panel_embed(self, view: View, names: list[str]) -> discord.Embed:
-        """A seat's private panel: ``view`` is that seat's own view."""
+    def panel_embed(
+        self,
+        view: View,
+        names: list[str],
+        since: Sequence[str] = (),
+        new_cards: Sequence[str] = (),
+    ) -> discord.Embed:
+        """A seat's private panel: ``view`` is that seat's own view. It opens with ``since``,
+        what happened at the table since the seat's last turn (event lines, oldest first), then
+        the position, then the choices. ``new_cards`` are the hand's cards that arrived since
+        that turn (only asked for when ``marks_new_cards``)."""
+        ...
+
+    def panel_image(
+        self, view: View, legal: list[Action], stage: str | None = None
+    ) -> tuple[bytes, str] | None:
+        """A picture for the seat's panel and its alt text, or None (most games)."""
         ...
 
     def table_controls(self, view: View, legal: list[Action]) -> list[Control]:
@@ -118,3 +143,34 @@ class Renderer(Protocol):
         ...
 
     def result_line(self, result: Result, names: list[str]) -> str: ...
+
+    def turn_number(self, view: View, ply: int) -> int:
+        """The one turn counter shown everywhere (table footer, embeds, summary): the turn
+        being played, or once the game is over the number of turns it lasted. ``ply`` is the
+        number of logged actions, for games whose state keeps no count of its own."""
+        ...
+
+    def end_summary(self, view: View, names: list[str], result: Result, turns: int) -> str:
+        """The end of the game in a few lines: the result, what decided it, the length
+        (``turns``, as :meth:`turn_number` counts) and each player's main figures."""
+        ...
+
+
+#: Discord's longest attachment description (a picture's alt text).
+ALT_MAX = 1024
+
+
+def fit_alt(text: str) -> str:
+    """A picture's alt text, cut to Discord's limit."""
+    return text if len(text) <= ALT_MAX else text[: ALT_MAX - 1] + "…"
+
+
+def since_block(since: Sequence[str]) -> str:
+    """The panel's opening: what happened since the seat's last turn, as a quoted block."""
+    return "\n".join(f"> {line}" for line in since)
+
+
+def ply_turn(view: View, ply: int) -> int:
+    """The turn counter of a game of one action per turn: the turn being played, or the number
+    of turns once over."""
+    return ply if view.get("result") is not None else ply + 1

@@ -1,10 +1,15 @@
 """Castles Besieged on Discord: the table embed, the hand panel and the action controls.
 
 Reads only engine views (``engine.castles.Castles.view``) and events; the needed rolls it shows
-come from the view, not from rules of its own.
+come from the view, not from rules of its own. The table is a picture of both rows
+(:mod:`cogs.render.castles_table`) with the same facts as text in the embed; the panel opens with
+what happened since the seat's last turn, shows both rows and marks the card just drawn; its lay
+menu has one entry per value, since suits never matter in this game.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import discord
 
@@ -16,12 +21,16 @@ from cogs.render.base import (
     ActionSelect,
     Control,
     View,
+    ply_turn,
+    since_block,
 )
+from cogs.render.castles_table import SIDE_NAMES, alt_text, render_table
 from engine import cards
 from engine.castles import FLAVOUR, HITS_TO_LOSE, QUIET_TURNS_LIMIT
 from engine.rules import Action, Event, Result
 
 ATTACK_BUTTONS_MAX = 5
+NEW_MARK = "🆕"
 
 
 def _card(code: str) -> str:
@@ -32,14 +41,32 @@ def _flavour(code: str) -> str:
     return FLAVOUR[cards.value(code)]
 
 
+def _value_name(value: int) -> str:
+    """A card value as its rank reads: ``7``, ``10``, ``K``."""
+    return {1: "A", 11: "J", 12: "Q", 13: "K"}.get(value, str(value))
+
+
 class CastlesRenderer:
     game = "castles"
     title = "Castles Besieged"
     sides: tuple[str, ...] = ()
     panel_label = "My hand"
+    marks_new_cards = True
 
-    def table_image(self, view: View) -> bytes | None:
-        return None  # the rows read better as text, and text stays searchable and accessible
+    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+        # The picture shows the rows facing each other; the embed keeps the same facts as text.
+        return render_table(view, last_events)
+
+    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
+        return alt_text(view, last_events)
+
+    def panel_image(
+        self, view: View, legal: list[Action], stage: str | None = None
+    ) -> tuple[bytes, str] | None:
+        return None
+
+    def turn_number(self, view: View, ply: int) -> int:
+        return ply_turn(view, ply)  # one action is one turn
 
     # -- embeds ----------------------------------------------------------------------------------
 
@@ -71,28 +98,44 @@ class CastlesRenderer:
             embed.add_field(name="Recent", value="\n".join(recent), inline=False)
         return embed
 
-    def panel_embed(self, view: View, names: list[str]) -> discord.Embed:
+    def panel_embed(
+        self,
+        view: View,
+        names: list[str],
+        since: Sequence[str] = (),
+        new_cards: Sequence[str] = (),
+    ) -> discord.Embed:
         seat = view["seat"]
+        other = 1 - seat
         summary = view["summary"]
         hand = view["hand"]
         embed = discord.Embed(title=f"🂠 Your hand — {self.title}", colour=PLAYING_COLOUR)
-        if hand:
-            embed.description = "\n".join(f"{_card(c)} {_flavour(c)}" for c in hand)
-        else:
-            embed.description = "*Your hand is empty.*"
-        other = 1 - seat
+        lines = []
+        if since:
+            lines += ["**Since your last turn**", since_block(since), ""]
+        lines.append(f"**Your hand** ({len(hand)})")
+        fresh = list(new_cards)
+        for code in hand:
+            mark = ""
+            if code in fresh:
+                fresh.remove(code)
+                mark = f" {NEW_MARK} *just drawn*"
+            lines.append(f"{_card(code)} {_flavour(code)}{mark}")
+        if not hand:
+            lines.append("*Your hand is empty.*")
+        embed.description = "\n".join(lines)
+        embed.add_field(
+            name=f"Battle lines — left you, right {names[other]}",
+            value="\n".join(self._battle_lines(summary["rows"], mine=seat)),
+            inline=False,
+        )
         embed.add_field(
             name="Castles",
             value=(
                 f"Yours: {summary['hits'][seat]}/{HITS_TO_LOSE} hits · "
-                f"{names[other]}: {summary['hits'][other]}/{HITS_TO_LOSE} hits"
+                f"{names[other]}: {summary['hits'][other]}/{HITS_TO_LOSE} hits · "
+                f"they hold {summary['hand_sizes'][other]} · draw pile {summary['pile']}"
             ),
-            inline=False,
-        )
-        row = summary["rows"][seat]
-        embed.add_field(
-            name="Your row",
-            value=" ".join(cards.pretty(c) for c in row) if row else "empty",
             inline=False,
         )
         if view["result"] is not None:
@@ -106,13 +149,15 @@ class CastlesRenderer:
     def _seat_line(self, summary: View, names: list[str], seat: int) -> str:
         dealer = " · dealer" if summary["dealer"] == seat else ""
         return (
-            f"🏰 {names[seat]} — hits taken **{summary['hits'][seat]}**/{HITS_TO_LOSE} · "
-            f"{summary['hand_sizes'][seat]} in hand{dealer}"
+            f"🏰 {SIDE_NAMES[seat]} {names[seat]} — hits taken "
+            f"**{summary['hits'][seat]}**/{HITS_TO_LOSE} · {summary['hand_sizes'][seat]} in hand"
+            f"{dealer}"
         )
 
     @staticmethod
-    def _battle_lines(rows: list[list[str]]) -> list[str]:
-        left, right = rows
+    def _battle_lines(rows: list[list[str]], mine: int = 0) -> list[str]:
+        """The rows position by position, ``mine`` on the left (the panel puts its seat there)."""
+        left, right = rows[mine], rows[1 - mine]
         if not left and not right:
             return ["*No cards in play yet.*"]
         out = []
@@ -163,14 +208,20 @@ class CastlesRenderer:
         pos = len(rows[seat])
         facing = rows[1 - seat][pos] if pos < len(rows[1 - seat]) else None
         where = f"facing {cards.pretty(facing)}" if facing else "unblocked"
+        # Suits never matter when laying: one entry per value (the first such card in the
+        # engine's list), so any hand fits one menu of at most 13 entries.
+        by_value: dict[int, list[tuple[int, str]]] = {}
+        for i, a in enumerate(legal):
+            if a["type"] == "lay":
+                by_value.setdefault(cards.value(a["card"]), []).append((i, a["card"]))
         lays = tuple(
             ActionChoice(
-                label=f"{cards.pretty(a['card'])} {_flavour(a['card'])}",
-                index=i,
-                description=f"Value {cards.value(a['card'])}",
+                label=f"{_value_name(value)} {FLAVOUR[value]}"
+                + (f" ×{len(held)}" if len(held) > 1 else ""),
+                index=held[0][0],
+                description=f"Value {value} · " + " ".join(cards.pretty(c) for _, c in held),
             )
-            for i, a in enumerate(legal)
-            if a["type"] == "lay"
+            for value, held in sorted(by_value.items())
         )
         if lays:
             # Lays first after the buttons: they are what only the panel can offer.
@@ -196,7 +247,7 @@ class CastlesRenderer:
             labelled.append((index, f"{card} → {target}", f"needs {info['needed']}+"))
         if len(labelled) <= ATTACK_BUTTONS_MAX:
             return [
-                ActionButton(f"Attack {text} ({need})", index, discord.ButtonStyle.danger, None)
+                ActionButton(f"Attack {text} ({need})", index, discord.ButtonStyle.secondary, "⚔️")
                 for index, text, need in labelled
             ]
         return [
@@ -257,6 +308,38 @@ class CastlesRenderer:
                 f"(hits {scores[0]}–{scores[1]})."
             )
         return f"🤝 Stalemate: a draw (hits {scores[0]}–{scores[1]}, equal rows)."
+
+    def end_summary(self, view: View, names: list[str], result: Result, turns: int) -> str:
+        summary = view["summary"]
+        hits = summary["hits"]
+        rows = summary["rows"]
+        totals = [sum(cards.value(c) for c in row) for row in rows]
+        lines = [self.result_line(result, names)]
+        if result.reason == "castle_stormed":
+            lines.append(f"Decided by: the {HITS_TO_LOSE}th hit on a castle.")
+        elif result.reason == "resigned":
+            lines.append("Decided by: a resignation.")
+        else:
+            why = (
+                f"{QUIET_TURNS_LIMIT} turns without a kill or a hit after the pile ran out"
+                if summary["quiet_turns"] >= QUIET_TURNS_LIMIT
+                else "both players passed in a row"
+            )
+            if hits[0] != hits[1]:
+                decided = f"fewer hits taken ({hits[0]} against {hits[1]})"
+            else:
+                decided = (
+                    f"hits level at {hits[0]}, so the row totals: {names[0]} {totals[0]} "
+                    f"against {names[1]} {totals[1]}"
+                )
+            lines.append(f"Decided by: a stalemate ({why}); {decided}.")
+        lines.append(f"Length: {turns} turns.")
+        for seat in (0, 1):
+            lines.append(
+                f"{names[seat]}: {hits[seat]}/{HITS_TO_LOSE} hits taken · {len(rows[seat])} "
+                f"cards in the row (total {totals[seat]}) · {summary['hand_sizes'][seat]} in hand"
+            )
+        return "\n".join(lines)
 
 
 RENDERER = CastlesRenderer()

@@ -5,14 +5,17 @@ and castle order) and events. Which cards can go where comes from the engine's l
 column values come from the summary. The renderer only names things: card names and column
 names (left, middle, right from the owner's view) come from :mod:`engine.king`.
 
-The board is text, not a picture: six short lines (three columns a side) read well on a phone,
-and a castle card shows as 🂠 until the summary says what it is.
+The table shows all six columns as a picture (:mod:`cogs.render.king_table`) and keeps the same
+facts as text: six short lines (three columns a side) that read well on a phone and with images
+off; a castle card shows as 🂠 until the summary says what it is. The panel opens with what
+happened since the seat's last turn, marks the cards just drawn and says why a held card cannot
+be played (``engine.king.unplayable_reasons``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import discord
@@ -28,7 +31,9 @@ from cogs.render.base import (
     StageChoice,
     StageSelect,
     View,
+    since_block,
 )
+from cogs.render.king_table import SIDE_NAMES, alt_text, render_table
 from engine.king import (
     ARTISAN,
     ASSASSIN,
@@ -38,6 +43,7 @@ from engine.king import (
     SORC,
     card_name,
     card_value,
+    unplayable_reasons,
 )
 from engine.rules import Action, Event, Result
 
@@ -140,9 +146,28 @@ class KingRenderer:
     title = "Siege the King"
     sides: tuple[str, ...] = ()
     panel_label = "My hand"
+    marks_new_cards = True
 
-    def table_image(self, view: View) -> bytes | None:
-        return None  # six short text lines read better on a phone than a picture would
+    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+        # All six columns as a picture; the embed keeps the same facts as text.
+        return render_table(view, last_events, self._picture_line)
+
+    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
+        return alt_text(view, last_events, self._picture_line(last_events))
+
+    def _picture_line(self, events: Sequence[Event]) -> str | None:
+        """The last action in words, with side names in place of mentions."""
+        lines = [line for e in events if (line := self.event_line(e, list(SIDE_NAMES))) is not None]
+        return " ".join(lines) or None
+
+    def panel_image(
+        self, view: View, legal: list[Action], stage: str | None = None
+    ) -> tuple[bytes, str] | None:
+        return None
+
+    def turn_number(self, view: View, ply: int) -> int:
+        turn: int = view["summary"]["turn"]
+        return turn if view["result"] is not None else turn + 1
 
     # -- embeds ----------------------------------------------------------------------------------
 
@@ -152,7 +177,8 @@ class KingRenderer:
         embed = discord.Embed(
             title=f"⚔️ {self.title}", colour=OVER_COLOUR if result else PLAYING_COLOUR
         )
-        turn = f"{summary['turn']} turns played" if result else f"Turn {summary['turn'] + 1}"
+        number = self.turn_number(view, 0)
+        turn = f"{number} turns played" if result else f"Turn {number}"
         lines = [
             f"**{turn}** · draw pile **{summary['pile']}**"
             f" · discard pile **{len(summary['discard'])}**"
@@ -173,18 +199,39 @@ class KingRenderer:
             embed.add_field(name="Recent", value="\n".join(recent), inline=False)
         return embed
 
-    def panel_embed(self, view: View, names: list[str]) -> discord.Embed:
+    def panel_embed(
+        self,
+        view: View,
+        names: list[str],
+        since: Sequence[str] = (),
+        new_cards: Sequence[str] = (),
+    ) -> discord.Embed:
         seat = view["seat"]
         other = 1 - seat
         summary = view["summary"]
         hand = view["hand"]
         embed = discord.Embed(title=f"🂠 Your hand — {self.title}", colour=PLAYING_COLOUR)
+        lines = []
+        if since:
+            lines += ["**Since your last turn**", since_block(since), ""]
+        fresh = list(new_cards)
         if hand:
-            embed.description = "\n".join(f"{_emoji(c)} {card_name(c)}" for c in hand)
+            lines.append(f"**Your hand** ({len(hand)})")
+            for code in hand:
+                mark = ""
+                if code in fresh:
+                    fresh.remove(code)
+                    mark = " 🆕 *just drawn*"
+                lines.append(f"{_emoji(code)} {card_name(code)}{mark}")
         elif summary["phase"] == "arrange":
-            embed.description = "*The cards are dealt once both castles are arranged.*"
+            lines.append("*The cards are dealt once both castles are arranged.*")
         else:
-            embed.description = "*Your hand is empty.*"
+            lines.append("*Your hand is empty.*")
+        if view["result"] is None and view["to_act"] == seat:
+            reasons = unplayable_reasons(view)
+            if reasons:
+                lines += ["", "**Not playable now**", *(f"🚫 {r}" for r in reasons.values())]
+        embed.description = "\n".join(lines)
         order = view["castle"]
         if order is None:
             mine = "Not arranged yet: choose below where your King hides."
@@ -239,7 +286,7 @@ class KingRenderer:
             ActionButton(
                 f"Strike their {COLUMN_NAMES[a['column']]} column",
                 i,
-                discord.ButtonStyle.danger,
+                discord.ButtonStyle.primary,
                 "🗡️",
             )
             for i, a in enumerate(legal)
@@ -341,7 +388,7 @@ class KingRenderer:
         for i, a in options:
             s, c = a["column"]
             own = s == view["seat"]
-            style = discord.ButtonStyle.success if own else discord.ButtonStyle.danger
+            style = discord.ButtonStyle.success if own else discord.ButtonStyle.primary
             # The chosen card is named again: the panel's first step is gone by now.
             label = f"{card_name(card)} → {_where(view, a['column'])} ({columns[s][c]['value']})"
             controls.append(ActionButton(label, i, style))
@@ -464,6 +511,31 @@ class KingRenderer:
         if result.reason == "resigned":
             return f"🏳️ {names[loser]} resigned; {names[winner]} wins."
         return f"🤝 Stalemate: {names[winner]} wins on the King columns."
+
+    def end_summary(self, view: View, names: list[str], result: Result, turns: int) -> str:
+        columns = view["summary"]["columns"]
+        kings = []
+        for seat in (0, 1):
+            where = next((i for i, c in enumerate(columns[seat]) if c["castle"] == KING), None)
+            kings.append(where)
+        decided = {
+            "king_revealed": "a King column fell to 0 or below",
+            "assassinated": "the Assassin struck the King's column",
+            "own_king_fallen": "a player's own card brought their King column down",
+            "resigned": "a resignation",
+        }.get(result.reason, "a stalemate: the King columns compared, then the open columns")
+        lines = [self.result_line(result, names), f"Decided by: {decided}."]
+        lines.append(f"Length: {turns} turns.")
+        for seat in (0, 1):
+            where = kings[seat]
+            opened = sum(c["open"] for c in columns[seat])
+            if where is None:
+                king = "King not placed"
+            else:
+                column = columns[seat][where]
+                king = f"King on the {COLUMN_NAMES[where]}, column worth {column['value']}"
+            lines.append(f"{names[seat]}: {king} · {opened} of 3 columns open")
+        return "\n".join(lines)
 
 
 RENDERER = KingRenderer()

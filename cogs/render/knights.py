@@ -9,6 +9,8 @@ select), then its destination (an action select).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import discord
 
 from cogs.render.base import (
@@ -22,8 +24,11 @@ from cogs.render.base import (
     StageChoice,
     StageSelect,
     View,
+    fit_alt,
+    ply_turn,
+    since_block,
 )
-from cogs.render.knights_board import render_board_png, text_board
+from cogs.render.knights_board import last_move_text, render_board_png, text_board
 from engine.knights import (
     ATTACKER,
     CROWNS,
@@ -66,11 +71,30 @@ class KnightsRenderer:
     title = "Siege (1966)"
     sides: tuple[str, ...] = SIDE_LABELS
     panel_label = "My moves"
+    marks_new_cards = False
 
-    def table_image(self, view: View) -> bytes | None:
+    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
         # The public board from the attacker's end, as the rules and notation describe it; the
         # view's last move is framed and a capture tagged.
         return render_board_png(view)
+
+    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
+        return board_alt(view, flip=False)
+
+    def panel_image(
+        self, view: View, legal: list[Action], stage: str | None = None
+    ) -> tuple[bytes, str] | None:
+        """The board turned to the panel's side (the defender sees it from the castle's end);
+        once a piece is chosen, its legal destinations are ringed."""
+        flip = view["seat"] == DEFENDER
+        marked: list[str] = []
+        if stage is not None and stage in movable_squares(legal):
+            marked = [t["to"] for t in destinations(_pieces(view), legal, stage)]
+        png = render_board_png(view, flip=flip, highlight=marked, chosen=stage if marked else None)
+        return png, board_alt(view, flip=flip, piece=stage if marked else None, marked=marked)
+
+    def turn_number(self, view: View, ply: int) -> int:
+        return ply_turn(view, ply)  # the Commander's placement, then one move a turn
 
     # -- embeds ----------------------------------------------------------------------------------
 
@@ -90,14 +114,25 @@ class KnightsRenderer:
             embed.add_field(name="Recent moves", value="\n".join(recent), inline=False)
         return embed
 
-    def panel_embed(self, view: View, names: list[str]) -> discord.Embed:
+    def panel_embed(
+        self,
+        view: View,
+        names: list[str],
+        since: Sequence[str] = (),
+        new_cards: Sequence[str] = (),
+    ) -> discord.Embed:
         seat = view["seat"]
         embed = discord.Embed(
             title=f"{SIDE_ICONS[seat]} Your moves — {self.title}", colour=PLAYING_COLOUR
         )
-        lines = [f"You play **{SIDE_LABELS[seat]}**.", *self._status_lines(view, names)]
+        lines = []
+        if since:
+            lines += ["**Since your last turn**", since_block(since), ""]
+        lines += [f"You play **{SIDE_LABELS[seat]}**.", *self._status_lines(view, names)]
         embed.description = "\n".join(lines)
-        embed.add_field(name="Board", value=text_board(view), inline=False)
+        # The picture shows the board turned to this side; the text board keeps it readable
+        # with images off and for screen readers.
+        embed.add_field(name="Board", value=text_board(view, flip=seat == DEFENDER), inline=False)
         if view["result"] is not None:
             embed.add_field(name="Game over", value="See the table for the result.", inline=False)
         elif view["to_act"] == seat:
@@ -271,6 +306,59 @@ class KnightsRenderer:
         if result.winners:
             return f"🏆 {names[result.winners[0]]} wins."
         return "🤝 The game ended in a draw."
+
+    def end_summary(self, view: View, names: list[str], result: Result, turns: int) -> str:
+        decided = {
+            "commander_captured": "the Commander was captured",
+            "knights_eliminated": "the last Knight was captured",
+            "resigned": "a resignation",
+            "no_moves": "neither side could move",
+            "repetition": "the same position for the third time",
+            "no_capture": f"{NO_CAPTURE_LIMIT} moves without a capture",
+        }.get(result.reason, result.reason.replace("_", " "))
+        pieces = _pieces(view)
+        captured = view["summary"]["captured"]
+        knights = sum(p == "N" for p in pieces.values())
+        defenders = sum(p == "D" for p in pieces.values())
+        commander = "on the board" if "C" in pieces.values() else "captured"
+        return "\n".join(
+            [
+                self.result_line(result, names),
+                f"Decided by: {decided}.",
+                f"Length: {turns} turns.",
+                f"{names[ATTACKER]} (Knights): {knights} left, {captured['knights']} captured",
+                f"{names[DEFENDER]} (castle): {defenders} Defenders left, "
+                f"{captured['defenders']} captured · Commander {commander}",
+            ]
+        )
+
+
+def board_alt(
+    view: View, *, flip: bool, piece: str | None = None, marked: Iterable[str] = ()
+) -> str:
+    """A board picture in words: from which side it is seen, where every piece stands, the
+    last move and any ringed destinations (at most 1024 characters)."""
+    pieces = _pieces(view)
+    end = "the castle's (defender's) end" if flip else "the attacker's end"
+    where = {
+        kind: ", ".join(sorted(s for s, p in pieces.items() if p == kind)) or "none"
+        for kind in ("N", "D", "C")
+    }
+    parts = [
+        f"Siege (1966) board seen from {end}.",
+        f"Knights on {where['N']}.",
+        f"Defenders on {where['D']}.",
+        f"Commander on {where['C']}." if where["C"] != "none" else "No Commander on the board.",
+    ]
+    moved = last_move_text(view.get("last_move"))
+    if moved:
+        parts.append(moved)
+    squares = list(marked)
+    if piece is not None and squares:
+        name = PIECE_NAMES[pieces[piece]]
+        parts.append(f"Ringed: where the {name} on {piece} can go: {', '.join(squares)}.")
+    text = " ".join(parts)
+    return fit_alt(text)
 
 
 RENDERER = KnightsRenderer()

@@ -273,11 +273,13 @@ def render_board_png(
     *,
     flip: bool = False,
     highlight: Iterable[str] = (),
+    chosen: str | None = None,
     square_px: int = SQUARE_PX,
 ) -> bytes:
     """The board as PNG bytes, from an engine view (which marks the last move and any capture)
-    or a public summary. ``flip`` shows it from the defender's side; ``highlight`` rings squares
-    (for example the destinations of a chosen piece, from ``engine.knights.destinations``)."""
+    or a public summary. ``flip`` shows it from the defender's side; ``highlight`` marks squares
+    (for example the destinations of a chosen piece, from ``engine.knights.destinations``) and
+    ``chosen`` frames that piece's square."""
     pieces, last = _unpack(view_or_summary)
     image = _base_board(square_px, flip).copy()
     draw = ImageDraw.Draw(image)
@@ -303,12 +305,18 @@ def render_board_png(
     if kind == "moved" and last is not None and last.get("captured"):
         _capture_badge(draw, boxes[last["to"]], last["captured"])
 
+    if chosen is not None:
+        _frame(draw, boxes[chosen], HIGHLIGHT)
     for square in highlight:
         cx, cy = _centre(boxes[square])
-        r = square_px * (0.44 if square in pieces else 0.13)
         width = max(3, square_px // 16)
-        draw.ellipse([cx - r, cy - r, cx + r, cy + r], outline=INK, width=width + 2)
-        draw.ellipse([cx - r, cy - r, cx + r, cy + r], outline=HIGHLIGHT, width=width)
+        if square in pieces:  # a capture: a ring round the piece taken
+            r = square_px * 0.44
+            draw.ellipse([cx - r, cy - r, cx + r, cy + r], outline=INK, width=width + 2)
+            draw.ellipse([cx - r, cy - r, cx + r, cy + r], outline=HIGHLIGHT, width=width)
+        else:  # an empty square: a dot large enough to see at Discord's preview size
+            r = square_px * 0.2
+            draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=HIGHLIGHT, outline=INK, width=2)
 
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=3)
@@ -318,7 +326,7 @@ def render_board_png(
 # -- the text board -------------------------------------------------------------------------------
 
 
-def _last_move_text(last: Mapping[str, Any] | None) -> str | None:
+def last_move_text(last: Mapping[str, Any] | None) -> str | None:
     if last is None:
         return None
     kind = last.get("type")
@@ -376,7 +384,7 @@ def text_board(
         lines.append("Commander: captured")
     else:
         lines.append("Commander: not on the board")
-    moved = _last_move_text(last)
+    moved = last_move_text(last)
     if moved:
         lines.append(moved)
     lines.append(

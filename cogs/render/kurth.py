@@ -9,7 +9,7 @@ effects come from the engine's tables, the picture from :mod:`cogs.render.kurth_
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import discord
@@ -22,6 +22,8 @@ from cogs.render.base import (
     ActionSelect,
     Control,
     View,
+    fit_alt,
+    since_block,
 )
 from cogs.render.kurth_board import ROMAN, location_line, render_city_png
 from engine.kurth import (
@@ -90,9 +92,50 @@ class KurthRenderer:
     title = "Siege at Kurth"
     sides: tuple[str, ...] = ()
     panel_label = "My cards"
+    marks_new_cards = False
 
-    def table_image(self, view: View) -> bytes | None:
+    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
         return render_city_png(view)
+
+    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
+        """The city picture in words: round and turn, spirit and mana, where the player is,
+        each location's markers, the passage (at most 1024 characters)."""
+        summary = view["summary"]
+        markers = summary["markers"]
+        city = ", ".join(f"{LOCATION_NAMES[k]} {markers[k]}" for k in LOCATIONS)
+        parts = [
+            f"The city of Kurth, round {summary['round']} of {ROUNDS}, turn {summary['turn']} "
+            f"of {TURNS}.",
+            f"Spirit {summary['spirit']} of {START_SPIRIT}, mana {summary['mana']} of {MANA_CAP}.",
+            f"You are at {LOCATION_NAMES[summary['location']]}.",
+            f"Markers, clockwise from the Citadel: {city}.",
+            f"{summary['overrun']} of {summary['overrun_limit']} locations overrun; the passage "
+            f"is {'open' if summary['passage_open'] else 'closed'}.",
+        ]
+        text = " ".join(parts)
+        return fit_alt(text)
+
+    def panel_image(
+        self, view: View, legal: list[Action], stage: str | None = None
+    ) -> tuple[bytes, str] | None:
+        return None
+
+    def turn_number(self, view: View, ply: int) -> int:
+        turn: int = view["summary"]["turn"]
+        return turn
+
+    def end_summary(self, view: View, names: list[str], result: Result, turns: int) -> str:
+        summary = view["summary"]
+        return "\n".join(
+            [
+                self.result_line(result, names),
+                f"Decided by: {self._decided(summary, result.to_json())}",
+                f"Length: {turns} of {TURNS} turns.",
+                f"{names[0]}: spirit {summary['spirit']}/{START_SPIRIT} · mana "
+                f"{summary['mana']}/{MANA_CAP} · {summary['overrun']} of "
+                f"{summary['overrun_limit']} locations overrun",
+            ]
+        )
 
     # -- embeds ----------------------------------------------------------------------------------
 
@@ -123,12 +166,19 @@ class KurthRenderer:
             embed.add_field(name="Recent", value="\n".join(recent), inline=False)
         return embed
 
-    def panel_embed(self, view: View, names: list[str]) -> discord.Embed:
+    def panel_embed(
+        self,
+        view: View,
+        names: list[str],
+        since: Sequence[str] = (),
+        new_cards: Sequence[str] = (),
+    ) -> discord.Embed:
         summary = view["summary"]
         embed = discord.Embed(
             title=f"🃏 Your cards — {self.title}", colour=self._colour(view["result"])
         )
-        embed.description = "\n".join(self._status_lines(summary))
+        opening = ["**Since your last turn**", since_block(since), ""] if since else []
+        embed.description = "\n".join([*opening, *self._status_lines(summary)])
         for n, card in enumerate(view["hand"], start=1):
             embed.add_field(
                 name=f"{n}. {card['name']} ({card['code']})",
@@ -327,7 +377,7 @@ class KurthRenderer:
                     f"Attack {_markers(m)} — strength {summary['strength']} "
                     f"(beaten: −{spirit_loss(m)} spirit)"
                 )
-                main.append(ActionButton(label, index, discord.ButtonStyle.danger, "⚔️"))
+                main.append(ActionButton(label, index, discord.ButtonStyle.primary, "⚔️"))
             elif kind == "end_turn":
                 label = "End turn" if summary["turn"] < TURNS else f"End turn {TURNS} (the last)"
                 main.append(ActionButton(label, index, discord.ButtonStyle.success))

@@ -29,6 +29,9 @@ from cogs.render.base import (
     StageChoice,
     StageSelect,
     View,
+    fit_alt,
+    ply_turn,
+    since_block,
 )
 from cogs.render.towers_table import SUIT_SYMBOLS, render_table, seat_status
 from engine.poker_hands import describe, hand_value
@@ -117,12 +120,68 @@ def hand_words(hand: Sequence[str], tower: Sequence[str]) -> str:
 
 class TowersRenderer:
     game = "towers"
-    title = "Siege (tower poker)"
+    title = "Siege tower poker"
     sides: tuple[str, ...] = ()
     panel_label = "My hand"
+    marks_new_cards = False
 
-    def table_image(self, view: View) -> bytes | None:
+    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
         return render_table(view)
+
+    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
+        """The table picture in words: hand, pot, towers, cards face up, each seat's chips and
+        status, the seat to act (public facts only, as drawn)."""
+        summary = view["summary"]
+        if summary["phase"] == "over":
+            parts = ["Tower poker table, game over."]
+        else:
+            parts = [f"Tower poker table, hand {summary['hand_no']}, pot {summary['pot']}."]
+        towers = ", ".join(str(h) for h in summary["towers"])
+        parts.append(f"Cards left in the four towers: {towers}.")
+        face_up = summary["face_up"]
+        parts.append(f"Face up: {cards_text(face_up)}." if face_up else "No card face up.")
+        shows = view.get("shows") or []
+        shown = shows[-1]["hands"] if shows else [None] * len(summary["chips"])
+        for seat, chips in enumerate(summary["chips"]):
+            status = seat_status(summary, seat)
+            words = f"Seat {seat + 1}: {chips} chips, bet {summary['round_bets'][seat]}"
+            if summary["dealer"] == seat:
+                words += ", dealer"
+            if status:
+                words += f", {status.lower()}"
+            held: list[str] | None = shown[seat]
+            if held:
+                words += f", showed {cards_text(held)}"
+            parts.append(words + ".")
+        if view["to_act"] is not None:
+            parts.append(f"Seat {view['to_act'] + 1} to act.")
+        text = " ".join(parts)
+        return fit_alt(text)
+
+    def panel_image(
+        self, view: View, legal: list[Action], stage: str | None = None
+    ) -> tuple[bytes, str] | None:
+        return None
+
+    def turn_number(self, view: View, ply: int) -> int:
+        return ply_turn(view, ply)
+
+    def end_summary(self, view: View, names: list[str], result: Result, turns: int) -> str:
+        summary = view["summary"]
+        decided = (
+            "the towers ran out, so the most chips win"
+            if result.reason == "towers_exhausted"
+            else "one player was left with chips"
+        )
+        lines = [
+            self.result_line(result, names),
+            f"Decided by: {decided}.",
+            f"Length: {summary['hand_no']} hands, {turns} turns.",
+        ]
+        for seat, chips in enumerate(result.scores or summary["chips"]):
+            status = " (left)" if summary["left"][seat] else ""
+            lines.append(f"{names[seat]}: {chips} chips{status}")
+        return "\n".join(lines)
 
     # -- text ------------------------------------------------------------------------------------
 
@@ -222,12 +281,19 @@ class TowersRenderer:
             embed.add_field(name="Recent", value="\n".join(recent)[:1024], inline=False)
         return embed
 
-    def panel_embed(self, view: View, names: list[str]) -> discord.Embed:
+    def panel_embed(
+        self,
+        view: View,
+        names: list[str],
+        since: Sequence[str] = (),
+        new_cards: Sequence[str] = (),
+    ) -> discord.Embed:
         summary = view["summary"]
         seat = view["seat"]
         hand = view.get("hand") or []
         best = view.get("best")
-        lines = [f"**Your cards:** {cards_text(hand)}"]
+        lines = ["**Since your last turn**", since_block(since), ""] if since else []
+        lines.append(f"**Your cards:** {cards_text(hand)}")
         if summary["left"][seat]:
             lines.append("You left this game; your chips are counted at the end.")
         elif summary["out"][seat]:
@@ -295,7 +361,7 @@ class TowersRenderer:
             "call": discord.ButtonStyle.primary,
             "bet": discord.ButtonStyle.success,
             "raise": discord.ButtonStyle.success,
-            "fold": discord.ButtonStyle.danger,
+            "fold": discord.ButtonStyle.secondary,
             "buy_flip": discord.ButtonStyle.success,
             "decline_flip": discord.ButtonStyle.secondary,
         }
@@ -330,7 +396,7 @@ class TowersRenderer:
         if stage == FOLD_STAGE and self._fold_needs_asking(legal):
             index = next(i for i, a in enumerate(legal) if a["type"] == "fold")
             return [
-                ActionButton("Fold anyway", index, discord.ButtonStyle.danger),
+                ActionButton("Fold anyway", index, discord.ButtonStyle.secondary),
                 BackButton("Back (check instead)"),
             ]
         confirm_fold = self._fold_needs_asking(legal)

@@ -255,5 +255,5 @@ def render_table(view: Mapping[str, Any]) -> bytes:
             shown_hands[seat],
         )
     out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
+    image.save(out, format="PNG", compress_level=3)
     return out.getvalue()

@@ -24,7 +24,7 @@ DEALER_BOB = "1"  # seat 2 (Bob) deals, so Alice (seat 1) moves first
 
 async def open_game(w: World, **options: str) -> tuple[TableRecord, FakeMessage]:
     """Alice opens a table, Bob joins, Alice starts: the running table and its message."""
-    handle = await w.alice.slash(w.channel, "siege new", game="castles", **options)
+    handle = await w.alice.slash(w.channel, "siege new castles-besieged", **options)
     lobby = handle.response_message
     assert lobby is not None and not handle.ephemeral
     await w.bob.click(lobby, "Join")
@@ -60,7 +60,8 @@ async def check_everything(w: World, table: TableRecord) -> None:
     state = table.running_state()
     message = w.table_message(table)
     hands = state["hands"]
-    assert f"move {table.ply}" in message.text()
+    turn = table.ply + (table.status != "over")  # one action is one turn
+    assert f"turn {turn} ·" in message.text()
     to_act = game.to_act(state)
     if to_act is not None:
         assert message.content == f"<@{table.seats[to_act]}>, it's your turn."
@@ -96,7 +97,7 @@ async def test_full_game_by_clicks_and_selects(world: World) -> None:
                 # Alice lays her strongest card from the select in her DM panel.
                 panel = dm_panel(w, w.alice, table)
                 card = max(state["hands"][0], key=cards.value)
-                await w.alice.select(panel, f"{cards.pretty(card)} {_flavour(card)}")
+                await w.alice.select(panel, lay_label(state["hands"][0], card))
             else:
                 attack = [b.label for b in message.buttons() if b.label.startswith("Attack")]
                 assert attack == [attack[0]] and "castle" in attack[0] and "needs 7+" in attack[0]
@@ -139,6 +140,13 @@ def _flavour(card: str) -> str:
     from engine.castles import FLAVOUR
 
     return FLAVOUR[cards.value(card)]
+
+
+def lay_label(hand: list[str], card: str) -> str:
+    """The lay menu's entry for ``card``: one per value, suits never matter there."""
+    rank = cards.pretty(card)[:-1]
+    same = sum(cards.value(c) == cards.value(card) for c in hand)
+    return f"{rank} {_flavour(card)}" + (f" ×{same}" if same > 1 else "")
 
 
 async def test_refusals_wrong_user_outsider_stale_and_double_click(world: World) -> None:
@@ -218,7 +226,7 @@ async def test_closed_dms_fall_back_to_the_ephemeral_panel(world: World) -> None
         hand = table.running_state()["hands"][1]
         assert_hidden(panel.text(), table.running_state()["hands"][0], "Bob's panel")
         card = min(hand, key=cards.sort_key)
-        await w.bob.select(panel, f"{cards.pretty(card)} {_flavour(card)}")
+        await w.bob.select(panel, lay_label(hand, card))
         await w.fake.settle()
         table = await w.table_by_id(table.id)
         assert card in table.running_state()["rows"][1]
@@ -231,7 +239,7 @@ async def test_closed_dms_fall_back_to_the_ephemeral_panel(world: World) -> None
 
 async def test_lobby_rules(world: World) -> None:
     w = world
-    handle = await w.alice.slash(w.channel, "siege new", game="castles")
+    handle = await w.alice.slash(w.channel, "siege new castles-besieged")
     lobby = handle.response_message
     assert lobby is not None
     with pytest.raises(ActionRefused):  # Start is disabled with one seat taken
@@ -241,7 +249,7 @@ async def test_lobby_rules(world: World) -> None:
     handle = await w.alice.click(lobby, "Leave")
     assert "cancel it instead" in refusal(handle)
     # A second table in the same channel is refused with a link to the first.
-    handle = await w.bob.slash(w.channel, "siege new", game="castles")
+    handle = await w.bob.slash(w.channel, "siege new castles-besieged")
     text = refusal(handle)
     assert "already has an open Castles Besieged table" in text and "thread" in text
     assert f"/{lobby.id}" in text
@@ -258,7 +266,7 @@ async def test_lobby_rules(world: World) -> None:
     assert "Only the host or a server manager" in refusal(handle)
     # Another channel runs its own table at the same time.
     other = w.guild.add_text_channel("games-2")
-    handle = await w.bob.slash(other, "siege new", game="castles")
+    handle = await w.bob.slash(other, "siege new castles-besieged")
     assert not handle.ephemeral
     # A server manager cancels the first table.
     handle = await w.mod.slash(w.channel, "siege cancel")
@@ -267,7 +275,7 @@ async def test_lobby_rules(world: World) -> None:
     closed = w.fake.latest(lobby)
     assert "table closed" in closed.text() and closed.buttons() == []
     assert await w.running.store.open_table_in(w.channel.id) is None
-    handle = await w.carol.slash(w.channel, "siege new", game="castles")
+    handle = await w.carol.slash(w.channel, "siege new castles-besieged")
     assert not handle.ephemeral
 
 
@@ -301,7 +309,7 @@ async def test_rules_and_table_repost(world: World) -> None:
     handle = await w.carol.slash(w.channel, "siege table")
     assert "no open table" in refusal(handle)
     table, message = await open_game(w, dealer=DEALER_BOB)
-    handle = await w.carol.slash(w.channel, "siege table")
+    handle = await w.alice.slash(w.channel, "siege table")
     assert not handle.ephemeral
     await w.fake.settle()
     table = await w.table_by_id(table.id)

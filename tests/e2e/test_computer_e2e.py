@@ -11,6 +11,7 @@ import pytest
 from storage import computers
 from tests.e2e.moves import play_move, to_act
 from tests.e2e.test_castles_e2e import refusal
+from tests.e2e.test_kurth_e2e import open_kurth
 from tests.e2e.world import World
 
 pytestmark = pytest.mark.e2e
@@ -99,3 +100,26 @@ async def test_a_computer_turn_resumes_after_a_restart(world: World) -> None:
     await w.running.computers.idle()
     moved = await w.table_by_id(table.id)
     assert moved.ply == 1 and to_act(moved) == w.alice.id
+
+
+async def test_kurth_asks_the_computer_for_a_hint(world: World) -> None:
+    w = world
+    table, message = await open_kurth(w, w.alice, difficulty="easy")
+    handle = await w.bob.click(message, "What would the computer do?")
+    assert refusal(handle) == "You are not playing at this table."
+    before = w.fake.latest(message).text()
+    handle = await w.alice.click(message, "What would the computer do?")
+    assert handle.ephemeral  # deferred ("thinking…") for Alice alone
+    # The advice replaces the "thinking" answer once a worker process has thought (a second).
+    for _ in range(200):
+        await w.fake.settle()
+        advice = handle.response_message
+        if advice is not None and advice.content:
+            break
+    assert advice is not None and advice.ephemeral_for == w.alice.id
+    text = advice.text()
+    assert text.startswith("💡 The computer would say: ")
+    assert any(word in text for word in ("Move to", "Attack", "End the turn", "Cast", "Use"))
+    # Advice changes nothing: the same position, the same table message.
+    assert (await w.table_by_id(table.id)).ply == table.ply
+    assert w.fake.latest(message).text() == before

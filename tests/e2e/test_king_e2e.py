@@ -29,9 +29,9 @@ from cogs.render.king import RENDERER
 from engine.king import CARD_ORDER, COLUMN_NAMES, GAME, card_name
 from engine.rules import Action, State
 from storage import TableRecord
-from tests.e2e.test_castles_e2e import dm_panel, refusal
+from tests.e2e.test_castles_e2e import dm_panel
 from tests.e2e.world import World
-from tests.fakecord import FakeMessage
+from tests.fakecord import FakeMessage, SchemaMismatch
 from tests.fakecord.world import FakeUser
 
 pytestmark = pytest.mark.e2e
@@ -67,6 +67,8 @@ def codes_in(value: object) -> Iterator[str]:
         for item in value:
             yield from codes_in(item)
     elif isinstance(value, dict):
+        if value.get("type") == "artisan_cancelled":
+            yield "ARTISAN"  # the event is the Artisan's, played from a hand
         for item in value.values():
             yield from codes_in(item)
 
@@ -138,19 +140,42 @@ def expected_controls(legal: list[Action]) -> tuple[set[int], set[str]]:
     return direct, plays
 
 
-def check_panel(w: World, table: TableRecord, message: FakeMessage, seat: int, where: str) -> None:
-    """A seat's panel (DM or ephemeral): its own hand and castle, nothing of the other's."""
+def hand_of(description: str) -> list[str]:
+    """The card names a panel lists under "Your hand" (without their marks)."""
+    lines = description.split("\n")
+    start = next((i for i, line in enumerate(lines) if line.startswith("**Your hand**")), None)
+    if start is None:
+        return []
+    names = []
+    for line in lines[start + 1 :]:
+        if not line:
+            break
+        names.append(line.split(" ", 1)[1].replace(" 🆕 *just drawn*", ""))
+    return names
+
+
+def check_panel(
+    w: World,
+    table: TableRecord,
+    message: FakeMessage,
+    seat: int,
+    where: str,
+    said: frozenset[str] = frozenset(),
+) -> None:
+    """A seat's panel (DM or ephemeral): its own hand and castle, nothing of the other's.
+    ``said``: the cards the table's events made public (the panel retells the latest)."""
     state = table.running_state()
     view = GAME.view(state, seat)
     summary = view["summary"]
     other = 1 - seat
     assert message.embeds, f"{where} has no embed"
     description = message.embeds[0].get("description", "")
-    hand_lines = [line.split(" ", 1)[1] for line in description.split("\n")] if view["hand"] else []
-    assert hand_lines == [card_name(c) for c in view["hand"]], f"{where} hand:\n{description}"
+    assert hand_of(description) == [card_name(c) for c in view["hand"]], (
+        f"{where} hand:\n{description}"
+    )
     # Names in the panel: its own cards, the cards on the columns, and nothing else.
     public = {c for side in summary["columns"] for col in side for c in col["cards"]}
-    shown = names_in(message.text()) - set(view["hand"]) - public
+    shown = names_in(message.text()) - set(view["hand"]) - public - said
     assert shown <= {"ASSASSIN"}, f"{where} names {shown}:\n{message.text()}"
     over = view["result"] is not None
     theirs = field(message, "Their castle").split("\n")
@@ -181,7 +206,9 @@ async def check_everything(
     over = table.status == "over"
     message = w.table_message(table)
     text = message.text()
-    assert f"move {table.ply}" in text
+    # One turn counter: the footer's is the one the board shows.
+    number = summary["turn"] if over else summary["turn"] + 1
+    assert f"turn {number} ·" in text
     to_act = GAME.to_act(state)
     if to_act is not None:
         assert message.content == f"<@{table.seats[to_act]}>, it's your turn."
@@ -211,13 +238,19 @@ async def check_everything(
     assert not leaked, f"the channel names hidden cards {leaked}:\n{public}"
     if not over:
         # Where a King hides is never said in public while the game runs.
-        bare = public.replace("Siege the King", "").replace("/siege rules king", "")
+        # The table picture's alt text reads the position too: it must keep the secret as well.
+        alt = "\n".join(a.description or "" for a in message.attachments)
+        assert alt.startswith("Siege the King table"), "the table picture has no alt text"
+        bare = public + "\n" + alt
+        for name in ("Siege the King", "/siege rules king", f"king-{table.id}-{table.ply}.png"):
+            bare = bare.replace(name, "")
         assert not re.search("king|👑", bare, re.IGNORECASE), f"the channel says:\n{bare}"
     for seat in (0, 1):
         user = user_of(w, table, seat)
-        check_panel(w, table, dm_panel(w, user, table), seat, f"{user.name}'s DM panel")
+        where = f"{user.name}'s DM panel"
+        check_panel(w, table, dm_panel(w, user, table), seat, where, frozenset(said))
     for panel, seat, where in extra:
-        check_panel(w, table, w.fake.latest(panel), seat, where)
+        check_panel(w, table, w.fake.latest(panel), seat, where, frozenset(said))
 
 
 def user_of(w: World, table: TableRecord, seat: int) -> FakeUser:
@@ -233,7 +266,7 @@ async def open_game(
     """Alice opens a table with a fixed seed, Bob joins, Alice starts."""
     store = w.running.store
     monkeypatch.setattr(store, "create_table", functools.partial(store.create_table, seed=seed))
-    handle = await w.alice.slash(w.channel, "siege new", game="king", **options)
+    handle = await w.alice.slash(w.channel, "siege new siege-the-king", **options)
     lobby = handle.response_message
     assert lobby is not None and not handle.ephemeral
     await w.bob.click(lobby, "Join")
@@ -286,7 +319,10 @@ async def play_move(
     action = legal[index]
     panel, extra = await panel_for(w, table, user, via)
     where = f"{user.name}'s {via} panel"
-    check_panel(w, table, panel, seat, where)
+    said: set[str] = set()
+    for record in await w.running.store.actions(table.id):
+        said |= set(codes_in(record.events))
+    check_panel(w, table, panel, seat, where, frozenset(said))
     assert offered(panel, table) == expected_controls(legal)
     if action["type"] == "arrange":
         # By label, as a person reads it.
@@ -415,15 +451,15 @@ async def test_specials_option_lobby_refusal_and_rules(world: World) -> None:
     assert handle.ephemeral and handle.response_message is not None
     rules = handle.response_message.text()
     assert "Siege the King — rules" in rules and "Artisan" in rules and "House rules" in rules
-    handle = await w.alice.slash(w.channel, "siege new", game="castles", specials=False)
-    assert refusal(handle) == "Castles Besieged has no special-cards option."
+    with pytest.raises(SchemaMismatch):  # another game's option is not even offered
+        await w.alice.slash(w.channel, "siege new castles-besieged", specials=False)
     assert await w.running.store.open_table_in(w.channel.id) is None
-    handle = await w.alice.slash(w.channel, "siege new", game="king", specials=False)
+    handle = await w.alice.slash(w.channel, "siege new siege-the-king", specials=False)
     lobby = handle.response_message
     assert lobby is not None and "Specials: **Without special cards**" in lobby.text()
     await w.alice.slash(w.channel, "siege cancel")
     await w.fake.settle()
-    handle = await w.alice.slash(w.channel, "siege new", game="king")
+    handle = await w.alice.slash(w.channel, "siege new siege-the-king")
     lobby = handle.response_message
     assert lobby is not None and "Specials: **With special cards**" in lobby.text()
     table = await w.table()

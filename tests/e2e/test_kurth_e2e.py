@@ -83,7 +83,7 @@ def check_table(w: World, table: TableRecord, seen: set[str]) -> FakeMessage:
         legal = table.engine.legal_actions(state, 0)
         assert sorted(act_indexes(message, table)) == list(range(len(legal)))
         labels = [b.label for b in message.buttons()]
-        assert labels[-2:] == ["My cards", "Resign"]
+        assert labels[-3:] == ["My cards", "What would the computer do?", "Resign"]
     return message
 
 

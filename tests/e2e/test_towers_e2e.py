@@ -28,7 +28,7 @@ from engine.towers import GAME
 from storage import TableRecord
 from tests.e2e.test_castles_e2e import dm_panel
 from tests.e2e.world import World, card_mentions
-from tests.fakecord import FakeMessage
+from tests.fakecord import FakeMessage, SchemaMismatch
 from tests.fakecord.world import FakeUser
 
 pytestmark = pytest.mark.e2e
@@ -74,7 +74,7 @@ async def open_game(
 ) -> TableRecord:
     store = w.running.store
     monkeypatch.setattr(store, "create_table", functools.partial(store.create_table, seed=seed))
-    handle = await players[0].slash(w.channel, "siege new", game="towers", **OPTIONS)
+    handle = await players[0].slash(w.channel, "siege new siege-tower-poker", **OPTIONS)
     lobby = handle.response_message
     assert lobby is not None and not handle.ephemeral
     text = w.fake.latest(lobby).text()
@@ -153,7 +153,7 @@ async def check_everything(
     state = table.running_state()
     said = await said_publicly(w, table)
     message = w.table_message(table)
-    assert f"move {table.ply}" in message.text()
+    assert f"turn {table.ply + (table.status != 'over')} ·" in message.text()
     to_act = GAME.to_act(state)
     if to_act is not None:
         assert message.content == f"<@{table.seats[to_act]}>, it's your turn."
@@ -358,23 +358,21 @@ async def test_leave_mid_hand_closed_dms_and_a_restart_mid_round(
     assert len(notices) == 1, "the closed-DM notice must be said once"
 
 
-async def test_options_of_other_games_are_refused(world: World) -> None:
+async def test_the_table_options_are_this_games_own(world: World) -> None:
     w = world
     # Discord itself keeps each number in the engine's range.
     command = w.guild.commands.chat_input("siege")
     assert command is not None
     (new,) = [o for o in command["options"] if o["name"] == "new"]
-    ranges = {o["name"]: (o.get("min_value"), o.get("max_value")) for o in new["options"]}
+    (towers,) = [o for o in new["options"] if o["name"] == "siege-tower-poker"]
+    ranges = {o["name"]: (o.get("min_value"), o.get("max_value")) for o in towers["options"]}
     for option in GAME.options:
         assert ranges[option.name] == (option.choices[0], option.choices[-1])
-    handle = await w.alice.slash(w.channel, "siege new", game="castles", start_chips=50)
-    assert handle.ephemeral
-    assert handle.response_message is not None
-    assert handle.response_message.content == "Castles Besieged has no start chips option."
-    handle = await w.alice.slash(w.channel, "siege new", game="towers", difficulty="easy")
-    assert handle.ephemeral and handle.response_message is not None
-    assert "no difficulty option" in (handle.response_message.content or "")
-    handle = await w.alice.slash(w.channel, "siege new", game="towers", small_bet=5, big_bet=2)
+    with pytest.raises(SchemaMismatch):  # another game's option is not even offered
+        await w.alice.slash(w.channel, "siege new castles-besieged", start_chips=50)
+    with pytest.raises(SchemaMismatch):
+        await w.alice.slash(w.channel, "siege new siege-tower-poker", difficulty="easy")
+    handle = await w.alice.slash(w.channel, "siege new siege-tower-poker", small_bet=5, big_bet=2)
     assert handle.ephemeral and handle.response_message is not None
     assert "'big_bet' (2) must be at least 'small_bet' (5)" in (
         handle.response_message.content or ""

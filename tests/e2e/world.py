@@ -40,10 +40,15 @@ class World:
     bots: list[siege_bot.SiegeBot] = field(default_factory=list)
     #: The bot's clock: the wall clock unless a test sets one it moves by hand (then restarts).
     clock: Callable[[], datetime] | None = None
+    #: A PostgreSQL database (``postgresql://…``) for the bot instead of the file at ``db_path``.
+    database_url: str | None = None
 
     async def start_bot(self) -> siege_bot.SiegeBot:
         settings = siege_bot.Settings(
-            token="fake-token", database_path=str(self.db_path), dev_guild_id=self.guild.id
+            token="fake-token",
+            database_path=str(self.db_path),
+            database_url=self.database_url,
+            dev_guild_id=self.guild.id,
         )
         client = siege_bot.create_bot(settings, guild_ready_timeout=0.05, clock=self.clock)
         await start_client(client)

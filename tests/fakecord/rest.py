@@ -590,6 +590,8 @@ class RestApi:
         message = None if message_id is None else self.fake.messages.get(message_id)
         if message is None or message.deleted:
             return discord_error(404, 10008, "Unknown Message")
+        if message.channel_id not in self.fake.channels:
+            return discord_error(404, 10003, "Unknown Channel")  # the channel was deleted
         return message
 
     async def followup(self, call: Call) -> Reply:

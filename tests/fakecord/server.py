@@ -19,7 +19,9 @@ import asyncio
 import contextlib
 import copy
 import dataclasses
+import json
 import logging
+import re
 import socket
 import time
 import traceback
@@ -216,6 +218,14 @@ class FakeDiscord:
         #: ``"METHOD /path -> status"`` of recent API requests (for debugging and load tests).
         self.request_log: deque[str] = deque(maxlen=5000)
         self.request_count = 0
+        #: API requests split as Discord's global rate limit sees them: interaction callbacks
+        #: and interaction webhooks (follow-ups, edits of the original response) are exempt;
+        #: everything else counts against the bot's ~50 requests per second.
+        self.exempt_count = 0
+        self.limited_count = 0
+        #: 429 answers the fake gave (see :meth:`rate_limit`).
+        self.rate_limited_answers = 0
+        self._rate_limits: list[RateLimitRule] = []
 
         self.actions = Actions(self)
         self.gateway = Gateway(self)
@@ -329,10 +339,14 @@ class FakeDiscord:
         self.users[user.id] = user
         return user
 
-    def add_guild(self, name: str, *, owner: FakeUser | None = None) -> FakeGuild:
+    def add_guild(
+        self, name: str, *, owner: FakeUser | None = None, system_channel: str | None = None
+    ) -> FakeGuild:
         """A guild with the bot in it (with a managed role holding ``bot_permissions``).
 
-        The owner has every permission; by default it is a user who is not a member."""
+        The owner has every permission; by default it is a user who is not a member. With
+        ``system_channel``, a text channel of that name exists from the start and is the
+        guild's system channel (where Discord posts joins, and a bot may greet)."""
         owner_id = owner.id if owner is not None else self.ids.next()
         guild = FakeGuild(self, id=self.ids.next(), name=name, owner_id=owner_id)
         self.guilds[guild.id] = guild
@@ -349,9 +363,13 @@ class FakeDiscord:
         guild.members[self.bot_user.id] = FakeMember(self.bot_user, guild, [bot_role], None)
         if owner is not None:
             guild.members[owner.id] = FakeMember(owner, guild, [], None)
-        self.gateway.dispatch(
-            "GUILD_CREATE", guild.create_payload(include_all_members=self._members_intent())
-        )
+        if system_channel is not None:
+            guild.system_channel_id = guild.add_text_channel(system_channel).id
+        # A guild the bot joins while connected: Discord's GUILD_CREATE then has no
+        # "unavailable" field (discord.py tells on_guild_join from on_guild_available by it).
+        joined = guild.create_payload(include_all_members=self._members_intent())
+        joined.pop("unavailable", None)
+        self.gateway.dispatch("GUILD_CREATE", joined)
         return guild
 
     def _members_intent(self) -> bool:
@@ -829,11 +847,75 @@ class FakeDiscord:
 
     # -- HTTP entry -------------------------------------------------------------------------
 
+    # -- rate limits ------------------------------------------------------------------------
+
+    def rate_limit(
+        self,
+        method: str = "*",
+        route: str = "",
+        *,
+        times: int = 1,
+        retry_after: float = 0.01,
+        is_global: bool = False,
+    ) -> RateLimitRule:
+        """Hit a rate limit ``times`` times: the next matching API request is answered 429 Too
+        Many Requests, and so is every matching request in the ``retry_after`` seconds after it
+        (the limit is exhausted for that long); the next one sent later goes through, as on
+        Discord, and the limit after it can be hit again. The
+        429 is Discord's: ``X-RateLimit-*`` headers, a ``Via`` header (without one discord.py
+        takes a 429 for a Cloudflare ban) and a JSON body with ``retry_after`` (seconds) and
+        ``global``. ``answered`` on the returned rule counts the 429s, ``hits`` the limits hit.
+
+        ``route`` is a regular expression searched in the path after ``/api/v10`` (empty: any);
+        ``method`` an HTTP method or ``*``. A global limit (``is_global``) applies to every
+        request that counts against the global limit, whatever ``route`` says, and never to
+        interaction callbacks and webhooks (Discord exempts them). Keep ``retry_after`` tiny in
+        tests: discord.py really sleeps that long before retrying."""
+        rule = RateLimitRule(method.upper(), re.compile(route), times, retry_after, is_global)
+        self._rate_limits.append(rule)
+        return rule
+
+    def _rate_limited(self, request: web.Request, exempt: bool) -> web.Response | None:
+        path = request.path[len(API_PREFIX) :] if request.path.startswith(API_PREFIX) else ""
+        if not path:
+            return None
+        now = time.monotonic()
+        for rule in self._rate_limits:
+            if rule.is_global:
+                if exempt:
+                    continue
+            elif rule.method not in ("*", request.method) or not rule.route.search(path):
+                continue
+            if now >= rule.exhausted_until:
+                if rule.remaining <= 0 or rule.retry_owed:
+                    rule.retry_owed = False  # the retry after a hit goes through
+                    continue
+                rule.retry_owed = True
+                rule.remaining -= 1
+                rule.hits += 1
+                # A retry sent after retry_after goes through (with a hair of slack for clocks).
+                rule.exhausted_until = now + rule.retry_after * 0.9
+            rule.answered += 1
+            self.rate_limited_answers += 1
+            self.request_log.append(f"{request.method} {path} -> 429")
+            return rate_limit_response(rule.retry_after, is_global=rule.is_global)
+        return None
+
+    # -- HTTP entry -------------------------------------------------------------------------
+
     async def _handle_http(self, request: web.Request) -> web.StreamResponse:
         self._inflight += 1
         self.request_count += 1
+        exempt = is_exempt(request.path)
+        if exempt:
+            self.exempt_count += 1
+        else:
+            self.limited_count += 1
         self.touch()
         try:
+            limited = self._rate_limited(request, exempt) if self._rate_limits else None
+            if limited is not None:
+                return limited
             return await self.rest.handle(request)
         except Exception as exc:
             self.violation(
@@ -848,6 +930,53 @@ class FakeDiscord:
         finally:
             self._inflight -= 1
             self.touch()
+
+
+@dataclasses.dataclass
+class RateLimitRule:
+    """Requests the fake answers with 429 (see :meth:`FakeDiscord.rate_limit`)."""
+
+    method: str
+    route: re.Pattern[str]
+    remaining: int
+    retry_after: float
+    is_global: bool
+    hits: int = 0
+    answered: int = 0
+    exhausted_until: float = 0.0
+    retry_owed: bool = False
+
+
+#: Interaction callbacks and interaction webhooks: not bound to the global rate limit.
+_EXEMPT = re.compile(r"^/api/v\d+/(interactions/\d+/[^/]+/callback|webhooks/\d+/[^/]+)")
+
+
+def is_exempt(path: str) -> bool:
+    """Whether Discord leaves a request to ``path`` out of the bot's global rate limit."""
+    return _EXEMPT.match(path) is not None
+
+
+def rate_limit_response(retry_after: float, *, is_global: bool) -> web.Response:
+    """A 429 the way Discord sends it (headers and body discord.py reads)."""
+    headers = {
+        "Content-Type": "application/json",
+        "Via": "1.1 google",
+        "X-RateLimit-Limit": "5",
+        "X-RateLimit-Remaining": "0",
+        "X-RateLimit-Reset": f"{time.time() + retry_after:.3f}",
+        "X-RateLimit-Reset-After": f"{retry_after:.3f}",
+        "X-RateLimit-Bucket": "fakecord-global" if is_global else "fakecord-route",
+        "X-RateLimit-Scope": "global" if is_global else "user",
+        "Retry-After": str(max(1, round(retry_after))),
+    }
+    if is_global:
+        headers["X-RateLimit-Global"] = "true"
+    body = {
+        "message": "You are being rate limited.",
+        "retry_after": retry_after,
+        "global": is_global,
+    }
+    return web.Response(status=429, body=json.dumps(body).encode(), headers=headers)
 
 
 def _replace(message: FakeMessage, **changes: Any) -> FakeMessage:

@@ -129,7 +129,6 @@ SEED_EXAMPLE = (
 
 def test_registered_as_the_king_renderer() -> None:
     assert get_renderer("king") is RENDERER
-    assert RENDERER.table_image(GAME.view(start(*SEED_EXAMPLE), None)) is None
 
 
 def test_table_shows_each_column_with_value_and_cards() -> None:
@@ -247,7 +246,14 @@ def test_panel_lists_the_hand_and_the_owners_castle() -> None:
     state = start(*SEED_EXAMPLE, castles=(MIDDLE, RIGHT))
     embed = RENDERER.panel_embed(GAME.view(state, 0), NAMES)
     assert embed.description == "\n".join(
-        ["⚔️ Attacker 4", "⚔️ Attacker 7", "🛡️ Defender 1", "🛡️ Defender 2", "🪓 Warrior 3"]
+        [
+            "**Your hand** (5)",
+            "⚔️ Attacker 4",
+            "⚔️ Attacker 7",
+            "🛡️ Defender 1",
+            "🛡️ Defender 2",
+            "🪓 Warrior 3",
+        ]
     )
     mine = field(embed, "Your castle (only you see your King)")
     assert mine.split("\n") == [

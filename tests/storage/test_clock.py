@@ -5,7 +5,6 @@ timeout, and deadlines shifted by the time the bot was down."""
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,6 +15,7 @@ from engine.castles import GAME
 from storage import StaleAction, Store, TableError, TableRecord
 from storage.clock import describe, per_move
 from tests.fakeclock import Clock
+from tests.pg import raw_connect
 
 ALICE, BOB = 1, 2
 DRAW = {"type": "draw"}
@@ -119,7 +119,7 @@ async def test_the_afk_ladder_plays_a_safe_move_then_forfeits(
     assert second.table.result is not None and second.table.result.reason == "resigned"
     assert sleeper not in [second.table.seats[w] for w in second.table.result.winners]
     assert second.table.deadline is None
-    conn = sqlite3.connect(db_path)
+    conn = raw_connect(db_path)
     try:
         rows = conn.execute("SELECT outcome FROM result_seats ORDER BY seat").fetchall()
     finally:

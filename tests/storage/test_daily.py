@@ -11,6 +11,7 @@ from pathlib import Path
 from engine import get_game
 from storage import Store
 from storage import daily as daily_module
+from tests.pg import raw_connect
 
 GUILD, OTHER_GUILD = 77, 78
 ALICE, BOB, CAROL = 1, 2, 3
@@ -40,12 +41,12 @@ async def test_everyone_in_a_server_gets_the_days_seed(store: Store, db_path: Pa
     assert alice == bob  # the same first upkeep: cards, markers, everything
     _, _, elsewhere = await start(store, ALICE, 3, guild=OTHER_GUILD)
     _, _, tomorrow = await start(store, ALICE, 4, day=NEXT_DAY)
-    seeds = dict(sqlite3.connect(db_path).execute("SELECT channel_id, seed FROM tables").fetchall())
+    seeds = dict(raw_connect(db_path).execute("SELECT channel_id, seed FROM tables").fetchall())
     assert seeds[1] == seeds[2] and len({seeds[1], seeds[3], seeds[4]}) == 3
     # The seed is an HMAC of the day under the server's stored random secret: no one can work
     # out a future day's seed from the date.
     (secret,) = (
-        sqlite3.connect(db_path)
+        raw_connect(db_path)
         .execute("SELECT secret FROM guild_secrets WHERE guild_id = ?", (GUILD,))
         .fetchone()
     )
@@ -72,7 +73,7 @@ async def test_the_end_of_a_scored_game_is_written_once(store: Store, db_path: P
     over, _ = await store.resign(table_id, ALICE)
     assert over.result is not None and over.result.scores == (0,)
     rows = (
-        sqlite3.connect(db_path)
+        raw_connect(db_path)
         .execute("SELECT score, turns, won, finished_at IS NOT NULL FROM daily_attempts")
         .fetchall()
     )

@@ -21,7 +21,9 @@ import pytest
 from engine.castles import GAME
 from engine.rules import RuleError
 from storage import CorruptTable, DatabaseUnusable, Store, StoreBusy, TableRecord
+from storage.postgres import is_url
 from storage.store import backup_path
+from tests.pg import PgCluster, raw_execute
 from tests.unprivileged import as_nobody
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "storage" / "migrations"
@@ -44,14 +46,6 @@ async def running_table(store: Store, channel: int = CHANNEL) -> TableRecord:
     return await store.start(table.id, HOST)
 
 
-def raw_execute(db_path: Path, sql: str, params: tuple[object, ...] = ()) -> None:
-    conn = sqlite3.connect(db_path, isolation_level=None)
-    try:
-        conn.execute(sql, params)
-    finally:
-        conn.close()
-
-
 LOCK_HOLDER = """
 import sqlite3, sys, time
 conn = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -63,11 +57,24 @@ conn.execute("COMMIT")
 """
 
 
-def hold_lock(db_path: Path, seconds: float) -> subprocess.Popen[str]:
-    """Another process that holds the file's write lock for ``seconds``, then commits.
-    Returns once the lock is held."""
+PG_LOCK_HOLDER = """
+import sys, time, psycopg
+conn = psycopg.connect(sys.argv[1], autocommit=True)
+conn.execute("BEGIN")
+conn.execute("LOCK TABLE tables IN EXCLUSIVE MODE")  # reads go on, writes wait
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+conn.execute("COMMIT")
+"""
+
+
+def hold_lock(db_path: Path | str, seconds: float) -> subprocess.Popen[str]:
+    """Another process that holds the write lock (SQLite's file lock, or on PostgreSQL a lock
+    that makes every write to ``tables`` wait) for ``seconds``, then commits. Returns once the
+    lock is held."""
+    script = PG_LOCK_HOLDER if is_url(db_path) else LOCK_HOLDER
     holder = subprocess.Popen(
-        [sys.executable, "-c", LOCK_HOLDER, str(db_path), str(seconds)],
+        [sys.executable, "-c", script, str(db_path), str(seconds)],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -234,6 +241,7 @@ def add_v3_table(conn: sqlite3.Connection, channel: int, seats: str) -> int:
     return cur.lastrowid
 
 
+@pytest.mark.sqlite_only("upgrades a SQLite file from schema 3")
 async def test_one_malformed_seat_list_breaks_no_other_table(db_path: Path) -> None:
     conn = schema_v3(db_path)
     good = add_v3_table(conn, 1, f"[{HOST}, {GUEST}]")
@@ -264,6 +272,7 @@ async def test_one_malformed_seat_list_breaks_no_other_table(db_path: Path) -> N
 # -- Backups and migrations ------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only("the file copy taken before a SQLite migration")
 async def test_a_migration_of_a_database_with_data_backs_it_up_first(db_path: Path) -> None:
     conn = schema_v3(db_path)
     table_id = add_v3_table(conn, 1, f"[{HOST}]")
@@ -284,6 +293,7 @@ async def test_a_migration_of_a_database_with_data_backs_it_up_first(db_path: Pa
         saved.close()
 
 
+@pytest.mark.sqlite_only("the file copy taken before a SQLite migration")
 async def test_a_new_database_is_not_backed_up(db_path: Path) -> None:
     store = await Store.open(db_path)
     try:
@@ -301,20 +311,24 @@ async def test_a_failing_migration_leaves_the_file_as_it_was(
     latest = await store.schema_version()
     table = await running_table(store)
     broken = "CREATE TABLE half_done (x INTEGER);\nTHIS IS NOT SQL;"
-    monkeypatch.setattr("storage.store._migrations", lambda: [(latest + 1, broken)])
+    monkeypatch.setattr("storage.store._migrations", lambda *_: [(latest + 1, broken)])
     try:
         with pytest.raises(DatabaseUnusable, match=f"migration {latest + 1:03d} failed"):
             await store.migrate()
         assert await store.schema_version() == latest
-        names = await store._db.read(
-            lambda c: [r[0] for r in c.execute("SELECT name FROM sqlite_master")]
+        query = (
+            "SELECT table_name FROM information_schema.tables"
+            if is_url(db_path)
+            else "SELECT name FROM sqlite_master"
         )
+        names = await store._db.read(lambda c: [r[0] for r in c.execute(query).fetchall()])
         assert "half_done" not in names
         assert await store.get_table(table.id) == table
     finally:
         await store.close()
 
 
+@pytest.mark.sqlite_only("SQLite's online backup API")
 async def test_online_backup_of_a_live_database(store: Store, tmp_path: Path) -> None:
     table = await running_table(store)
     table, _ = await store.act(table.id, GUEST, DRAW, 0)
@@ -328,6 +342,7 @@ async def test_online_backup_of_a_live_database(store: Store, tmp_path: Path) ->
         await restored.close()
 
 
+@pytest.mark.sqlite_only("SQLite's online backup API; PostgreSQL's refusal is tested below")
 def test_backup_command(store: Store, db_path: Path, tmp_path: Path) -> None:
     copy = tmp_path / "nightly.db"
     done = subprocess.run(
@@ -382,6 +397,7 @@ def zeroed_header(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
+@pytest.mark.sqlite_only("damaged SQLite files")
 @pytest.mark.parametrize(
     ("damage", "cause"),
     [
@@ -474,6 +490,7 @@ async def test_a_read_only_database_is_refused_at_open() -> None:
 # -- Group commit ----------------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only("SQLite's group commit; PostgreSQL gives each write its own transaction")
 async def test_writes_that_arrive_together_share_a_commit_and_fail_alone(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -516,6 +533,7 @@ def run_storage(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.sqlite_only("a damaged page of a SQLite file")
 async def test_a_damaged_page_answers_for_its_table_and_the_check_command_finds_it(
     db_path: Path,
 ) -> None:
@@ -564,3 +582,36 @@ async def test_writes_queued_behind_a_cancelled_one_still_commit(
     now = await store.get_table(tables[0].id)
     assert now is not None and now.ply in (0, 1)  # the cancelled one: whole or not at all
     assert len(await store.actions(tables[0].id)) == now.ply
+
+
+@pytest.mark.parametrize("command", ["backup", "check"])
+def test_the_file_commands_refuse_a_postgresql_database_in_one_line(
+    pg_cluster: PgCluster, tmp_path: Path, command: str
+) -> None:
+    url = pg_cluster.create()
+    try:
+        extra = [str(tmp_path / "copy.db")] if command == "backup" else []
+        done = run_storage(command, "--db", url, *extra)
+    finally:
+        pg_cluster.drop(url)
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert "PostgreSQL" in line and ("pg_dump" if command == "backup" else "pg_amcheck") in line
+    assert not (tmp_path / "copy.db").exists()
+
+
+def test_a_postgresql_user_that_may_not_write_is_refused_at_open(pg_cluster: PgCluster) -> None:
+    url = pg_cluster.create(migrated=True)
+    try:
+        raw_execute(url, "DROP ROLE IF EXISTS onlooker")
+        raw_execute(url, "CREATE ROLE onlooker LOGIN")
+        raw_execute(url, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO onlooker")
+        as_onlooker = url.replace("postgres:@", "onlooker:@", 1)
+        assert as_onlooker != url
+        done = open_in_subprocess(as_onlooker)  # type: ignore[arg-type]
+        assert done.returncode == 3, done.stderr
+        line = done.stdout.strip()
+        assert "may not write" in line and "onlooker" in line and "\n" not in line
+    finally:
+        pg_cluster.drop(url)
+        raw_execute(pg_cluster.url("postgres"), "DROP ROLE IF EXISTS onlooker")

@@ -1,6 +1,7 @@
-"""The store across real processes (issue 12): a writer killed with SIGKILL at random moments loses
-no acknowledged action and leaves a sound file, and two processes racing on one table's ply apply
-the action exactly once.
+"""The store across real processes (issues 12 and 16): a writer killed with SIGKILL at random
+moments loses no acknowledged action and leaves a sound file; two processes racing on one table's
+ply apply the action exactly once; two processes running the periodic jobs at once never act
+twice on one item. The last two run on SQLite and on PostgreSQL.
 
 The other process is ``python -m tests.storage.worker`` (see that module); every wait on it has a
 timeout, so a stuck worker fails the test instead of hanging it.
@@ -16,10 +17,17 @@ import sqlite3
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from engine.castles import GAME
-from storage import Store, TableRecord
+from storage import Store, TableRecord, computers
+from tests.fakeclock import Clock
+from tests.pg import raw_rows
+from tests.storage import worker as sweeper
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = "tests.storage.worker"
@@ -171,6 +179,7 @@ async def check_game(store: Store, table: TableRecord) -> None:
         assert GAME.to_act(state) is not None
 
 
+@pytest.mark.sqlite_only("kill -9 of a SQLite writer, then SQLite's check of the file it left")
 async def test_a_killed_writer_loses_no_acknowledged_action(tmp_path: Path) -> None:
     db_path = tmp_path / "hall.db"
     rng = random.Random(SEED)
@@ -199,8 +208,7 @@ async def test_a_killed_writer_loses_no_acknowledged_action(tmp_path: Path) -> N
 # -- Two processes racing on one ply ---------------------------------------------------------------
 
 
-async def test_two_processes_racing_on_a_ply_apply_it_once(tmp_path: Path) -> None:
-    db_path = tmp_path / "hall.db"
+async def test_two_processes_racing_on_a_ply_apply_it_once(db_path: Path | str) -> None:
     store = await Store.open(db_path)
     try:
         await store.migrate()
@@ -248,5 +256,112 @@ async def test_two_processes_racing_on_a_ply_apply_it_once(tmp_path: Path) -> No
                 await proc.stdin.drain()
             for proc in racers:
                 assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+    finally:
+        await store.close()
+
+
+# -- Two processes running the periodic jobs at once -----------------------------------------------
+
+CLOCKED, LOBBIES, OFFERS, COMPUTER_TABLES = 12, 4, 6, 6
+
+
+async def test_two_sweepers_never_act_twice_on_one_item(db_path: Path | str) -> None:
+    clock = Clock()
+    store = await Store.open(db_path, clock=clock)
+    try:
+        await store.migrate()
+        channels = iter(range(100, 1000))
+        clocked, lobbies, computer_tables, offer_ids = [], [], [], []
+        for _ in range(CLOCKED):  # GUEST to act, 5 minutes a move
+            table = await store.create_table(
+                guild_id=77,
+                channel_id=next(channels),
+                game="castles",
+                host_id=HOST,
+                seats=(HOST, GUEST),
+                start=True,
+                options={"dealer": 0},
+                time_control="live:5",
+            )
+            clocked.append(table.id)
+        for _ in range(LOBBIES):  # nobody starts these
+            lobby = await store.create_table(
+                guild_id=77, channel_id=next(channels), game="castles", host_id=HOST
+            )
+            lobbies.append(lobby.id)
+        robot = computers.computer_id("easy", 1)
+        for _ in range(COMPUTER_TABLES):  # the computer to act
+            table = await store.create_table(
+                guild_id=77,
+                channel_id=next(channels),
+                game="castles",
+                host_id=HOST,
+                seats=(HOST, robot),
+                start=True,
+                options={"dealer": 0},
+            )
+            computer_tables.append(table.id)
+        for n in range(OFFERS):
+            offer = await store.challenge(
+                guild_id=77,
+                channel_id=next(channels),
+                game="castles",
+                challenger_id=HOST,
+                challenged_id=GUEST + 10 + n,
+            )
+            offer_ids.append(offer.id)
+        later = (clock() + timedelta(days=2)).isoformat()
+        async with (
+            worker("sweep", str(db_path), later, "--slot", "0") as first,
+            worker("sweep", str(db_path), later, "--slot", "1") as second,
+        ):
+            racers = (first, second)
+            for proc in racers:
+                assert await read_line(proc) == "ready"
+            for proc in racers:
+                assert proc.stdin is not None
+                proc.stdin.write(b"go\n")
+                await proc.stdin.drain()
+            reports = []
+            for proc in racers:
+                word, _, report = (await read_line(proc)).partition(" ")
+                assert word == "result"
+                reports.append(json.loads(report))
+            for proc in racers:
+                assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+
+        def both(job: str) -> list[Any]:
+            return sorted(reports[0][job] + reports[1][job])
+
+        # Every deadline acted on once: a lobby closed, a seat's safe move played for it.
+        timed_out = both("timed_out")
+        assert [tid for tid, _, _ in timed_out] == sorted(clocked + lobbies)
+        assert {(tid, ply) for tid, ply, _ in timed_out} == {(t, 0) for t in clocked + lobbies}
+        assert {rung for tid, _, rung in timed_out if tid in lobbies} == {"lobby_expired"}
+        assert {rung for tid, _, rung in timed_out if tid in clocked} == {"auto_move"}
+        for table_id in clocked:
+            table = await fetch(store, table_id)
+            assert table.ply == 1 and len(await store.actions(table_id)) == 1
+            assert (
+                raw_rows(db_path, "SELECT sum(misses) FROM seats WHERE table_id = ?", (table_id,))[
+                    0
+                ][0]
+                == 1
+            )
+        # A reminder at most once per move; every offer expired once; every computer moved once.
+        reminded = both("reminded")
+        assert len({tuple(item) for item in reminded}) == len(reminded)
+        assert both("expired") == sorted(offer_ids)
+        assert both("computer") == [[tid, 0] for tid in sorted(computer_tables)]
+        for table_id in computer_tables:
+            assert len(await store.actions(table_id)) == 1
+        # One daily secret for the server, whoever made it: every daily game has the day's seed,
+        # and each player's first game of the day is the one scored, once.
+        daily = both("daily")
+        assert len(daily) == 2 * len(sweeper.DAILY_USERS)
+        assert len({seed for _, seed, _, _ in daily}) == 1
+        assert raw_rows(db_path, "SELECT count(*) FROM guild_secrets") == [(1,)]
+        for user in sweeper.DAILY_USERS:
+            assert sorted(scored for _, _, who, scored in daily if who == user) == [0, 1]
     finally:
         await store.close()

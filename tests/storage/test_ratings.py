@@ -18,6 +18,7 @@ from storage import results as results_module
 from storage.ratings import NEWCOMER, places_of, rate
 from storage.results import record
 from tests.fakeclock import Clock
+from tests.pg import raw_rows
 
 GUILD, OTHER_GUILD = 77, 78
 ALICE, BOB, CAROL, DAVE = 1, 2, 3, 4
@@ -87,12 +88,8 @@ def back_to_schema_4(db_path: Path) -> None:
     conn.close()
 
 
-def rows(db_path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(db_path)
-    try:
-        return list(conn.execute(sql, params).fetchall())
-    finally:
-        conn.close()
+def rows(db_path: Path | str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    return raw_rows(db_path, sql, params)
 
 
 async def test_a_finished_game_is_recorded_and_rated_with_its_last_action(
@@ -278,6 +275,7 @@ async def test_recompute_rebuilds_the_same_numbers(
     assert rows(db_path, seats_query) == seats_before
 
 
+@pytest.mark.sqlite_only("a SQLite file from before schema 5; PostgreSQL starts at schema 11")
 async def test_games_finished_before_ratings_existed_are_backfilled(db_path: Path) -> None:
     store = await Store.open(db_path)
     try:

@@ -23,7 +23,9 @@ from storage import (
     TableRecord,
 )
 from storage.database import on_thread
+from storage.postgres import is_url
 from storage.store import BUSY_TIMEOUT_MS, seat_order
+from tests.pg import raw_connect, raw_rows
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "storage" / "migrations"
 LATEST = max(int(path.name[:3]) for path in MIGRATIONS.glob("[0-9][0-9][0-9]_*.sql"))
@@ -35,17 +37,9 @@ SEED = 4242
 DRAW = {"type": "draw"}
 
 
-def raw(db_path: Path) -> sqlite3.Connection:
-    """A plain sqlite3 connection beside the store's (WAL lets both in)."""
-    return sqlite3.connect(db_path, isolation_level=None)
-
-
-def raw_rows(db_path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    conn = raw(db_path)
-    try:
-        return list(conn.execute(sql, params).fetchall())
-    finally:
-        conn.close()
+def raw(db_path: Path | str) -> Any:
+    """A plain connection beside the store's (WAL lets both in, on SQLite)."""
+    return raw_connect(db_path)
 
 
 async def running_table(
@@ -91,8 +85,13 @@ async def test_migrations_from_empty_are_idempotent(db_path: Path) -> None:
     finally:
         await store.close()
 
-    assert raw_rows(db_path, "PRAGMA user_version") == [(LATEST,)]
-    names = {row[0] for row in raw_rows(db_path, "SELECT name FROM sqlite_master")}
+    if is_url(db_path):
+        assert raw_rows(db_path, "SELECT version FROM siege_schema") == [(LATEST,)]
+        query = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+    else:
+        assert raw_rows(db_path, "PRAGMA user_version") == [(LATEST,)]
+        query = "SELECT name FROM sqlite_master"
+    names = {row[0] for row in raw_rows(db_path, query)}
     assert {"tables", "actions", "players", "dm_panels"} <= names
 
     again = await Store.open(db_path)  # a restart: migrate again, data intact
@@ -103,6 +102,7 @@ async def test_migrations_from_empty_are_idempotent(db_path: Path) -> None:
         await again.close()
 
 
+@pytest.mark.sqlite_only("SQLite's journal mode, busy timeout and synchronous setting")
 async def test_wal_mode_busy_timeout_and_full_sync(store: Store, db_path: Path) -> None:
     assert raw_rows(db_path, "PRAGMA journal_mode") == [("wal",)]
     # Busy timeout and synchronous are per connection: ask the store's own two.
@@ -529,7 +529,9 @@ async def test_state_of_an_unknown_version_is_corrupt(store: Store, db_path: Pat
         await store.get_table(table.id)
 
 
-@pytest.mark.parametrize("module", ["storage.store", "storage.ratings", "storage.players"])
+@pytest.mark.parametrize(
+    "module", ["storage.store", "storage.ratings", "storage.players", "storage.postgres"]
+)
 def test_storage_doctests(module: str) -> None:
     import doctest
     import importlib

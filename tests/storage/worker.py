@@ -4,6 +4,7 @@ Run from the repository root::
 
     python -m tests.storage.worker play DB SEED [--slots N] [--limit N]
     python -m tests.storage.worker race DB TABLE_ID [--attempts N]
+    python -m tests.storage.worker sweep DB NOW [--rounds N]
 
 ``play`` keeps ``--slots`` castles tables going at once (one channel each, users 1 and 2),
 playing random legal actions chosen with ``random.Random`` from ``SEED`` and starting a new table
@@ -16,6 +17,13 @@ it finds open (a lobby is joined and started).
 fires ``--attempts`` concurrent ``store.act`` calls at that ply and prints ``result <json>``
 with how many applied, how many were refused as StaleAction and any other exception. It prints
 ``ready`` when it waits for a line and exits on ``quit`` (or the end of stdin).
+
+``sweep`` runs the periodic jobs of the bot on a store whose clock stands at ``NOW`` (ISO): it
+prints ``ready``, waits for ``go`` on stdin (so two sweepers start together), then runs
+``--rounds`` rounds of every job, the items of each job concurrently: reminders
+(``reminders_due`` then ``mark_reminded``), deadlines (``due`` then ``time_out``), offer expiry,
+computer turns (``computer_turns`` then ``act`` at the seen ply) and the daily game of
+``DAILY_USERS`` in server ``GUILD``. It prints ``result <json>`` with what it did itself.
 """
 
 from __future__ import annotations
@@ -26,10 +34,11 @@ import json
 import random
 import sys
 from collections.abc import Sequence
+from datetime import datetime
 
 from engine.castles import GAME
 from engine.rules import Action
-from storage import RESIGN, StaleAction, Store, TableRecord
+from storage import RESIGN, StaleAction, Store, TableError, TableRecord
 
 GUILD = 77
 FIRST_CHANNEL = 9000
@@ -136,6 +145,86 @@ async def race(path: str, table_id: int, attempts: int) -> None:
         await store.close()
 
 
+# -- sweep -----------------------------------------------------------------------------------------
+
+DAILY_USERS = range(1, 7)
+DAILY_DAY = "2026-11-27"
+DAILY_CHANNEL = 7000
+
+
+async def remind(store: Store, table: TableRecord) -> list[int] | None:
+    return [table.id, table.ply] if await store.mark_reminded(table.id, table.ply) else None
+
+
+async def time_out(store: Store, table_id: int, ply: int) -> list[object] | None:
+    done = await store.time_out(table_id, ply)
+    return None if done is None else [table_id, ply, done.rung]
+
+
+async def computer_move(store: Store, table: TableRecord) -> list[int] | None:
+    state = table.running_state()
+    seat = GAME.to_act(state)
+    assert seat is not None
+    action = GAME.legal_actions(state, seat)[0]
+    try:
+        await store.act(table.id, table.seats[seat], action, expected_ply=table.ply)
+    except StaleAction:
+        return None
+    return [table.id, table.ply]
+
+
+async def daily(store: Store, user: int, slot: int) -> list[int] | None:
+    try:
+        table, scored = await store.start_daily(
+            guild_id=GUILD,
+            channel_id=DAILY_CHANNEL + 100 * slot + user,
+            user_id=user,
+            difficulty="normal",
+            day=DAILY_DAY,
+        )
+    except TableError:
+        return None  # this round's channel already has its game (the other sweeper's)
+    return [table.id, table.seed, user, int(scored)]
+
+
+def kept(found: Sequence[list[object] | list[int] | None]) -> list[object]:
+    return [item for item in found if item is not None]
+
+
+async def sweep(path: str, now: str, rounds: int, slot: int) -> None:
+    moment = datetime.fromisoformat(now)
+    store = await Store.open(path, clock=lambda: moment)
+    done: dict[str, list[object]] = {
+        "reminded": [],
+        "timed_out": [],
+        "expired": [],
+        "computer": [],
+        "daily": [],
+    }
+    try:
+        emit("ready")
+        line = await asyncio.to_thread(sys.stdin.readline)
+        assert line.strip() == "go", f"unexpected command {line!r}"
+        for _ in range(rounds):
+            due = await store.reminders_due()
+            done["reminded"] += kept(await asyncio.gather(*(remind(store, t) for t in due)))
+            late = await store.due()
+            done["timed_out"] += kept(
+                await asyncio.gather(*(time_out(store, tid, ply) for tid, ply in late))
+            )
+            done["expired"] += [offer.id for offer in await store.expire_offers()]
+            waiting = await store.computer_turns()
+            done["computer"] += kept(
+                await asyncio.gather(*(computer_move(store, t) for t in waiting))
+            )
+            done["daily"] += kept(
+                await asyncio.gather(*(daily(store, user, slot) for user in DAILY_USERS))
+            )
+        emit(f"result {json.dumps(done)}")
+    finally:
+        await store.close()
+
+
 # -- command line ----------------------------------------------------------------------------------
 
 
@@ -151,9 +240,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     race_args.add_argument("db")
     race_args.add_argument("table_id", type=int)
     race_args.add_argument("--attempts", type=int, default=50)
+    sweep_args = modes.add_parser("sweep", help="run the periodic jobs at a fixed moment")
+    sweep_args.add_argument("db")
+    sweep_args.add_argument("now")
+    sweep_args.add_argument("--rounds", type=int, default=3)
+    sweep_args.add_argument("--slot", type=int, default=0, help="which sweeper this is (0, 1)")
     args = parser.parse_args(argv)
     if args.mode == "play":
         asyncio.run(play(args.db, args.seed, args.slots, args.limit))
+    elif args.mode == "sweep":
+        asyncio.run(sweep(args.db, args.now, args.rounds, args.slot))
     else:
         asyncio.run(race(args.db, args.table_id, args.attempts))
 

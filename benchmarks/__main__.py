@@ -1,0 +1,7 @@
+"""``python -m benchmarks [--fast] [--strength]``: every benchmark, one table (see all.py)."""
+
+from __future__ import annotations
+
+from benchmarks.all import main
+
+raise SystemExit(main())

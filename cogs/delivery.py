@@ -1,0 +1,218 @@
+"""Delivery: editing and deleting the bot's messages with as few rate-limited requests as possible.
+
+A bot has about 50 requests per second across every server, and interaction endpoints are not
+bound to that limit: the answer to a click, and for the next 15 minutes the interaction's webhook
+(its original message, which for a click is the clicked message, and its follow-ups). So:
+
+* every message the bot shows is remembered by a fingerprint of what it shows (content, embed,
+  components, picture bytes); an edit that would show the same again is not sent;
+* every interaction that touched a message is kept for a while (less than its 15 minutes), and a
+  later edit or delete of that message goes through the interaction's webhook (exempt) instead
+  of the channel route (rate-limited). A webhook that no longer answers falls back to the route;
+* a player's latest click in their DMs can post there: a new DM (a fresh panel, which notifies
+  them) is that click's follow-up while its token lives.
+
+Both caches are in memory: after a restart the first edit of a message is simply sent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+
+log = logging.getLogger("siege.delivery")
+
+#: Interaction tokens live 15 minutes; a margin keeps a slow request from outliving its token.
+TOKEN_LIFETIME = 14 * 60.0
+MAX_SHOWN = 100_000  # message fingerprints kept (about 100 bytes each)
+MAX_HANDLES = 50_000  # interactions kept (one per message they reach)
+
+
+def fingerprint(kwargs: dict[str, Any], image: tuple[str, bytes] | None) -> str:
+    """What a message shows, as a short digest: content, embed, components and the picture's
+    name and bytes (``kwargs`` as given to ``send``/``edit``)."""
+    embed = kwargs.get("embed")
+    view = kwargs.get("view")
+    shown = {
+        "content": kwargs.get("content"),
+        "embed": embed.to_dict() if isinstance(embed, discord.Embed) else None,
+        "components": view.to_components() if isinstance(view, discord.ui.View) else None,
+    }
+    digest = hashlib.blake2b(
+        json.dumps(shown, sort_keys=True, default=str).encode(), digest_size=16
+    )
+    if image is not None:
+        digest.update(image[0].encode())
+        digest.update(image[1])
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Handle:
+    """An interaction whose webhook reaches one message: its original response (a clicked
+    message is the original of the click) or one of its follow-ups."""
+
+    interaction: discord.Interaction[Any]
+    followup_id: int | None
+    until: float
+
+
+class Delivery:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._shown: OrderedDict[int, str] = OrderedDict()
+        self._handles: OrderedDict[int, Handle] = OrderedDict()
+        self._in_dms: OrderedDict[int, Handle] = OrderedDict()  # by user: their latest DM click
+        #: Requests sent, by kind, for the benchmarks: edits and deletes through a webhook
+        #: (exempt) and through the channel route (rate-limited), and edits not sent at all.
+        self.counts = {"webhook": 0, "route": 0, "unchanged": 0}
+
+    # -- what is shown ---------------------------------------------------------------------
+
+    def is_shown(self, message_id: int, print_: str) -> bool:
+        return self._shown.get(message_id) == print_
+
+    def shown(self, message_id: int, print_: str) -> None:
+        self._shown[message_id] = print_
+        self._shown.move_to_end(message_id)
+        if len(self._shown) > MAX_SHOWN:
+            self._shown.popitem(last=False)
+
+    def forget(self, message_id: int) -> None:
+        self._shown.pop(message_id, None)
+        self._handles.pop(message_id, None)
+
+    # -- interactions that reach a message ---------------------------------------------------
+
+    def reach(
+        self,
+        message_id: int,
+        interaction: discord.Interaction[Any],
+        followup_id: int | None = None,
+    ) -> None:
+        """Remember that ``interaction``'s webhook reaches ``message_id`` (its original
+        response, or the follow-up ``followup_id``)."""
+        age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        until = self.clock() + TOKEN_LIFETIME - max(age, 0.0)
+        self._handles[message_id] = Handle(interaction, followup_id, until)
+        self._handles.move_to_end(message_id)
+        if len(self._handles) > MAX_HANDLES:
+            self._handles.popitem(last=False)
+
+    def clicked_in_dms(self, user_id: int, interaction: discord.Interaction[Any]) -> None:
+        """``user_id`` clicked in their DMs: the click's follow-ups can post there for a while."""
+        age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        until = self.clock() + TOKEN_LIFETIME - max(age, 0.0)
+        self._in_dms[user_id] = Handle(interaction, None, until)
+        self._in_dms.move_to_end(user_id)
+        if len(self._in_dms) > MAX_HANDLES:
+            self._in_dms.popitem(last=False)
+
+    async def send_dm(self, user_id: int, kwargs: dict[str, Any]) -> tuple[int, int] | None:
+        """Post a new message in ``user_id``'s DMs as the follow-up of their latest click there
+        (exempt from the rate limit): ``(channel id, message id)``, or ``None`` when no click of
+        theirs is recent enough (or its webhook refused), for the caller to use the route."""
+        handle = self._in_dms.get(user_id)
+        if handle is None:
+            return None
+        interaction = handle.interaction
+        if handle.until <= self.clock() or interaction.channel_id is None:
+            del self._in_dms[user_id]
+            return None
+        try:
+            message = await interaction.followup.send(**kwargs, wait=True)
+        except discord.HTTPException as exc:
+            log.debug("DM follow-up for %s failed (%s); using the route", user_id, exc)
+            self._in_dms.pop(user_id, None)
+            return None
+        self.counts["webhook"] += 1
+        self.reach(message.id, interaction, message.id)
+        return interaction.channel_id, message.id
+
+    def _handle(self, message_id: int) -> Handle | None:
+        handle = self._handles.get(message_id)
+        if handle is not None and handle.until <= self.clock():
+            del self._handles[message_id]
+            return None
+        return handle
+
+    # -- sending -----------------------------------------------------------------------------
+
+    async def answer_by_edit(
+        self,
+        interaction: discord.Interaction[Any],
+        kwargs: dict[str, Any],
+        image: tuple[str, bytes] | None,
+    ) -> None:
+        """Answer a click by editing the clicked message (an exempt interaction response)."""
+        await interaction.response.edit_message(**kwargs)
+        message = interaction.message
+        if message is not None:
+            self.shown(message.id, fingerprint(kwargs, image))
+            self.reach(message.id, interaction)
+        if interaction.guild_id is None:
+            self.clicked_in_dms(interaction.user.id, interaction)
+
+    async def edit(
+        self,
+        message: discord.PartialMessage,
+        kwargs: dict[str, Any],
+        image: tuple[str, bytes] | None,
+    ) -> bool:
+        """Edit ``message`` to show ``kwargs`` unless it already does; through an interaction's
+        webhook when one reaches it. Returns whether a request was sent. Raises what the channel
+        route raises (``discord.NotFound`` for a deleted message or channel, ...)."""
+        print_ = fingerprint(kwargs, image)
+        if self.is_shown(message.id, print_):
+            self.counts["unchanged"] += 1
+            return False
+        self._shown.pop(message.id, None)  # unknown until the edit succeeds
+        handle = self._handle(message.id)
+        if handle is not None:
+            try:
+                if handle.followup_id is None:
+                    await handle.interaction.edit_original_response(**kwargs)
+                else:
+                    await handle.interaction.followup.edit_message(handle.followup_id, **kwargs)
+            except discord.HTTPException as exc:
+                # An expired or unknown token (or a message gone): the route decides.
+                log.debug("webhook edit of %s failed (%s); using the route", message.id, exc)
+                self._handles.pop(message.id, None)
+            else:
+                self.counts["webhook"] += 1
+                self.shown(message.id, print_)
+                return True
+        self.counts["route"] += 1
+        await message.edit(**kwargs)
+        self.shown(message.id, print_)
+        return True
+
+    async def delete(self, message: discord.PartialMessage) -> None:
+        """Delete ``message``; through an interaction's webhook when one reaches it. Raises what
+        the channel route raises."""
+        handle = self._handle(message.id)
+        self.forget(message.id)
+        if handle is not None:
+            try:
+                if handle.followup_id is None:
+                    await handle.interaction.delete_original_response()
+                else:
+                    await handle.interaction.followup.delete_message(handle.followup_id)
+            except discord.HTTPException as exc:
+                log.debug("webhook delete of %s failed (%s); using the route", message.id, exc)
+            else:
+                self.counts["webhook"] += 1
+                return
+        self.counts["route"] += 1
+        await message.delete()
+
+
+__all__ = ["Delivery", "fingerprint"]

@@ -1,0 +1,237 @@
+"""Castles Besieged (``castles``) table pictures: a PNG drawn with Pillow from the public view.
+
+Reads only the spectator view (``engine.castles.Castles.view`` with seat ``None``) and the public
+events of the last action, so nothing hidden (a hand) can be drawn. The two rows face each other
+position by position, as the rules lay them: Player 2's row above, Player 1's below, the position
+numbers between them, ten positions to a band (a long row wraps into further bands). Each side
+has its castle with ten pips for the hits it can take, its hand size and the dealer button; the
+seat to act has a gold frame. The last move is framed in gold and said in a line at the bottom.
+
+800 px wide, so that Discord's ~400 px preview halves it; cards are white with large ranks and
+DejaVu suit symbols (♠♥♦♣), red suits in red, on the dark felt of the tower poker table.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from cogs.render.base import fit_alt
+from cogs.render.knights_board import load_font
+from cogs.render.towers_table import (
+    FELT,
+    FELT_DARK,
+    GOLD,
+    MUTED,
+    RED,
+    SEAT_FILL,
+    WHITE,
+    draw_card,
+)
+from engine import cards
+from engine.castles import HITS_TO_LOSE
+from engine.rules import Event
+
+RGB = tuple[int, int, int]
+
+WIDTH = 800
+MARGIN = 16
+SEAT_H = 64
+CARD_W, CARD_H = 66, 92
+CARD_GAP = 9
+PER_BAND = 10
+NUMBER_H = 26
+BAND_GAP = 14
+FOOTER_H = 40
+PIP_EMPTY: RGB = (60, 90, 76)
+
+SIDE_NAMES = ("Player 1", "Player 2")
+
+
+def _bands(rows: Sequence[Sequence[str]]) -> int:
+    longest = max((len(r) for r in rows), default=0)
+    return max(1, (longest + PER_BAND - 1) // PER_BAND)
+
+
+def image_height(rows: Sequence[Sequence[str]]) -> int:
+    band = CARD_H + NUMBER_H + CARD_H + BAND_GAP
+    return MARGIN + SEAT_H + 10 + _bands(rows) * band + SEAT_H + FOOTER_H + MARGIN
+
+
+def last_move_text(events: Sequence[Event]) -> str | None:
+    """The last action in words with side names (the picture and the alt text say it alike)."""
+    for event in events:
+        kind = event.get("type")
+        seat = event.get("seat")
+        if not isinstance(seat, int):
+            continue
+        who = SIDE_NAMES[seat]
+        other = SIDE_NAMES[1 - seat]
+        if kind == "card_drawn":
+            return f"{who} drew a card."
+        if kind == "card_laid":
+            return f"{who} laid {cards.pretty(event['card'])} at position {event['pos'] + 1}."
+        if kind == "attacked":
+            dice = event["dice"]
+            roll = f"rolled {dice[0]} + {dice[1]} = {sum(dice)}, needed {event['needed']}+"
+            attacker = cards.pretty(event["card"])
+            if event["target"] == "card":
+                target = f"{other}'s {cards.pretty(event['target_card'])}"
+                outcome = "killed it" if event["hit"] else "missed"
+            else:
+                target = f"{other}'s castle"
+                outcome = "a hit" if event["hit"] else "missed"
+            return (
+                f"{who}'s {attacker} (position {event['pos'] + 1}) attacked {target}: "
+                f"{roll}, {outcome}."
+            )
+        if kind == "passed":
+            return f"{who} passed."
+        if kind == "resigned":
+            return f"{who} resigned."
+    return None
+
+
+def _marked(events: Sequence[Event]) -> tuple[int, int] | None:
+    """The (seat, position) of the card the last move laid or attacked with."""
+    for event in events:
+        if event.get("type") in ("card_laid", "attacked"):
+            return int(event["seat"]), int(event["pos"])
+    return None
+
+
+def _seat_band(
+    draw: ImageDraw.ImageDraw, summary: Mapping[str, Any], seat: int, top: int, acting: bool
+) -> None:
+    box = (MARGIN, top, WIDTH - MARGIN, top + SEAT_H)
+    draw.rounded_rectangle(
+        box,
+        radius=10,
+        fill=SEAT_FILL,
+        outline=GOLD if acting else FELT_DARK,
+        width=4 if acting else 2,
+    )
+    x, y = MARGIN + 14, top + 8
+    draw.text((x, y), SIDE_NAMES[seat], fill=WHITE, font=load_font(22, bold=True))
+    if summary["dealer"] == seat:
+        cx = x + 128
+        draw.ellipse((cx - 12, y + 1, cx + 12, y + 25), fill=WHITE, outline=FELT_DARK)
+        draw.text((cx, y + 13), "D", fill=FELT_DARK, font=load_font(16, bold=True), anchor="mm")
+    n = summary["hand_sizes"][seat]
+    draw.text(
+        (x, y + 30), f"{n} card{'s' if n != 1 else ''} in hand", fill=MUTED, font=load_font(17)
+    )
+    if acting:
+        draw.text((x + 160, y + 4), "TO ACT", fill=GOLD, font=load_font(17, bold=True))
+    hits = summary["hits"][seat]
+    label = f"Castle: {hits}/{HITS_TO_LOSE} hits"
+    right = WIDTH - MARGIN - 14
+    pip, gap = 18, 5
+    pips_left = right - HITS_TO_LOSE * (pip + gap) + gap
+    draw.text((right, y), label, fill=WHITE, font=load_font(20, bold=True), anchor="ra")
+    for k in range(HITS_TO_LOSE):
+        px = pips_left + k * (pip + gap)
+        fill = RED if k < hits else PIP_EMPTY
+        draw.rectangle((px, y + 32, px + pip, y + 32 + pip), fill=fill, outline=FELT_DARK)
+
+
+def _slot(draw: ImageDraw.ImageDraw, x: int, y: int) -> None:
+    """An empty position: a dashed outline, so the pairing still reads."""
+    for k in range(0, CARD_W, 12):
+        draw.line((x + k, y, x + min(k + 6, CARD_W), y), fill=MUTED)
+        draw.line((x + k, y + CARD_H, x + min(k + 6, CARD_W), y + CARD_H), fill=MUTED)
+    for k in range(0, CARD_H, 12):
+        draw.line((x, y + k, x, y + min(k + 6, CARD_H)), fill=MUTED)
+        draw.line((x + CARD_W, y + k, x + CARD_W, y + min(k + 6, CARD_H)), fill=MUTED)
+
+
+def render_table(view: Mapping[str, Any], last_events: Sequence[Event] = ()) -> bytes:
+    """The table as a PNG, from the spectator view and the last action's (public) events."""
+    summary = view["summary"]
+    rows: list[list[str]] = summary["rows"]
+    image = Image.new("RGB", (WIDTH, image_height(rows)), FELT)
+    draw = ImageDraw.Draw(image)
+    to_act = view["to_act"]
+    _seat_band(draw, summary, 1, MARGIN, to_act == 1)
+    marked = _marked(last_events)
+    top = MARGIN + SEAT_H + 10
+    width = PER_BAND * CARD_W + (PER_BAND - 1) * CARD_GAP
+    x0 = (WIDTH - width) // 2
+    numbers = load_font(17, bold=True)
+    for band in range(_bands(rows)):
+        upper, middle = top, top + CARD_H
+        lower = middle + NUMBER_H
+        longest = max(len(rows[0]), len(rows[1]))
+        for k in range(PER_BAND):
+            pos = band * PER_BAND + k
+            if pos >= max(longest, 1) and not (band == 0 and k == 0):
+                break
+            x = x0 + k * (CARD_W + CARD_GAP)
+            for seat, y in ((1, upper), (0, lower)):
+                row = rows[seat]
+                if pos < len(row):
+                    draw_card(draw, x, y, row[pos], CARD_W, CARD_H)
+                    if marked == (seat, pos):
+                        draw.rounded_rectangle(
+                            (x - 4, y - 4, x + CARD_W + 4, y + CARD_H + 4),
+                            radius=8,
+                            outline=GOLD,
+                            width=4,
+                        )
+                else:
+                    _slot(draw, x, y)
+            draw.text(
+                (x + CARD_W / 2, middle + NUMBER_H / 2),
+                str(pos + 1),
+                fill=MUTED,
+                font=numbers,
+                anchor="mm",
+            )
+        top = lower + CARD_H + BAND_GAP
+    _seat_band(draw, summary, 0, top, to_act == 0)
+    footer = f"Draw pile {summary['pile']} · killed {summary['discard']}"
+    moved = last_move_text(last_events)
+    if moved:
+        footer = f"Last: {moved}"
+    font = load_font(17)
+    while draw.textlength(footer, font=font) > WIDTH - 2 * MARGIN and len(footer) > 4:
+        footer = footer[:-2] + "…"
+    draw.text((MARGIN, top + SEAT_H + 10), footer, fill=GOLD if moved else WHITE, font=font)
+    out = io.BytesIO()
+    image.save(out, format="PNG", compress_level=3)
+    return out.getvalue()
+
+
+def alt_text(view: Mapping[str, Any], last_events: Sequence[Event] = ()) -> str:
+    """The picture in words: each side's castle and hand, the rows position by position, the
+    pile and the last move (at most 1024 characters, Discord's limit for alt text)."""
+    summary = view["summary"]
+    rows: list[list[str]] = summary["rows"]
+    parts = ["Castles Besieged table."]
+    for seat in (0, 1):
+        dealer = ", dealer" if summary["dealer"] == seat else ""
+        parts.append(
+            f"{SIDE_NAMES[seat]}: castle {summary['hits'][seat]} of {HITS_TO_LOSE} hits, "
+            f"{summary['hand_sizes'][seat]} in hand{dealer}."
+        )
+    pairs = []
+    for pos in range(max(len(rows[0]), len(rows[1]))):
+        a = cards.pretty(rows[0][pos]) if pos < len(rows[0]) else "castle"
+        b = cards.pretty(rows[1][pos]) if pos < len(rows[1]) else "castle"
+        pairs.append(f"{pos + 1}: {a} against {b}")
+    parts.append(
+        "Rows, Player 1 against Player 2: " + "; ".join(pairs) + "."
+        if pairs
+        else "No cards in play."
+    )
+    parts.append(f"Draw pile {summary['pile']}, killed {summary['discard']}.")
+    moved = last_move_text(last_events)
+    if moved:
+        parts.append(f"Last move: {moved}")
+    if view["result"] is None and view["to_act"] is not None:
+        parts.append(f"{SIDE_NAMES[view['to_act']]} to act.")
+    text = " ".join(parts)
+    return fit_alt(text)

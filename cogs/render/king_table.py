@@ -1,0 +1,297 @@
+"""Siege the King (``king``) table pictures: a PNG drawn with Pillow from the public view.
+
+Reads only the spectator view (``engine.king.King.view`` with seat ``None``), whose summary shows
+a castle card only once it is revealed (or the game is over), and the public events of the last
+action: nothing hidden can be drawn. All six columns show, three a side (Player 2 above, Player 1
+below, each from its owner's left): the castle card at the base (a card back until revealed, then
+the King ♚ or a Throne ♜), the column's value large, and its cards as tokens whose sign says how
+they count (``+5`` defends, ``−3`` attacks, ``W`` for a Warrior), defenders blue and attackers
+red, so the picture reads in greyscale too. A closed column is greyed. The column the last move
+touched is framed in gold and the move is said in a line at the bottom.
+
+800 px wide, so that Discord's ~400 px preview halves it, on the dark felt of the other tables.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from cogs.render.base import fit_alt
+from cogs.render.knights_board import load_font
+from cogs.render.towers_table import (
+    FELT,
+    FELT_DARK,
+    GOLD,
+    INK,
+    MUTED,
+    PAPER,
+    SEAT_DIM,
+    SEAT_FILL,
+    WHITE,
+    draw_back,
+)
+from engine.king import COLUMN_NAMES, KING, card_value
+from engine.rules import Event
+
+RGB = tuple[int, int, int]
+
+WIDTH = 800
+MARGIN = 16
+SEAT_H = 40
+COLUMN_GAP = 12
+COLUMN_W = (WIDTH - 2 * MARGIN - 2 * COLUMN_GAP) // 3
+HEADER_H = 30
+CASTLE_W, CASTLE_H = 64, 88
+TOKEN_W, TOKEN_H = 50, 52
+TOKEN_GAP = 6
+TOKENS_PER_LINE = 4
+MIDDLE_H = 40
+FOOTER_H = 34
+
+ATTACK_FILL: RGB = (196, 52, 52)
+DEFEND_FILL: RGB = (36, 104, 196)
+CLOSED_FILL: RGB = (58, 66, 62)
+
+SIDE_NAMES = ("Player 1", "Player 2")
+# Characters DejaVu Sans has no glyph for (emoji and their variation selector) are left out of
+# the words drawn on the picture; the embed keeps them.
+_NOT_DRAWN = re.compile("[\U0001f000-\U0001faff\ufe0f\u2728\u2694\u2696]|\\*\\*")
+
+
+def _token_lines(count: int) -> int:
+    return max(1, (count + TOKENS_PER_LINE - 1) // TOKENS_PER_LINE)
+
+
+def _side_height(columns: Sequence[Mapping[str, Any]]) -> int:
+    lines = max(_token_lines(len(c["cards"])) for c in columns)
+    return HEADER_H + CASTLE_H + 10 + lines * (TOKEN_H + TOKEN_GAP) + 6
+
+
+def image_height(summary: Mapping[str, Any]) -> int:
+    sides = sum(_side_height(summary["columns"][s]) for s in (0, 1))
+    return MARGIN + 2 * (SEAT_H + 6) + sides + MIDDLE_H + FOOTER_H + MARGIN
+
+
+def token_text(code: str, role: str) -> str:
+    """A card on a column as the picture writes it: ``+5``, ``−3``, ``+W4``."""
+    sign = "+" if role == "defender" else "−"
+    value = card_value(code)
+    return f"{sign}W{value}" if code.startswith("W") else f"{sign}{value}"
+
+
+def _castle_card(draw: ImageDraw.ImageDraw, x: int, y: int, castle: str | None) -> None:
+    if castle is None:
+        draw_back(draw, x, y, CASTLE_W, CASTLE_H)
+        return
+    draw.rounded_rectangle((x, y, x + CASTLE_W, y + CASTLE_H), radius=7, fill=PAPER, outline=INK)
+    king = castle == KING
+    draw.text(
+        (x + CASTLE_W / 2, y + CASTLE_H * 0.42),
+        "♚" if king else "♜",
+        fill=(150, 110, 0) if king else INK,
+        font=load_font(44),
+        anchor="mm",
+    )
+    draw.text(
+        (x + CASTLE_W / 2, y + CASTLE_H * 0.85),
+        "KING" if king else "THRONE",
+        fill=INK,
+        font=load_font(12, bold=True),
+        anchor="mm",
+    )
+
+
+def _column(
+    draw: ImageDraw.ImageDraw,
+    column: Mapping[str, Any],
+    index: int,
+    box: tuple[int, int, int, int],
+    marked: bool,
+) -> None:
+    x0, y0, x1, y1 = box
+    fill = SEAT_FILL if column["open"] else CLOSED_FILL
+    draw.rounded_rectangle(box, radius=10, fill=fill, outline=FELT_DARK, width=2)
+    draw.text(
+        (x0 + 10, y0 + 6),
+        COLUMN_NAMES[index].capitalize(),
+        fill=MUTED,
+        font=load_font(17, bold=True),
+    )
+    cx, cy = x0 + 10, y0 + HEADER_H
+    _castle_card(draw, cx, cy, column["castle"])
+    if not column["open"]:
+        draw.text(
+            (cx + CASTLE_W + 14, cy + 20), "Closed", fill=WHITE, font=load_font(24, bold=True)
+        )
+        draw.text((cx + CASTLE_W + 14, cy + 52), "a Throne", fill=MUTED, font=load_font(17))
+    else:
+        value = column["value"]
+        shown = f"−{-value}" if value < 0 else str(value)
+        draw.text(
+            (cx + CASTLE_W + 14, cy + 6),
+            shown,
+            fill=WHITE if value > 3 else (255, 150, 150),
+            font=load_font(44, bold=True),
+        )
+        draw.text((cx + CASTLE_W + 14, cy + 60), "value", fill=MUTED, font=load_font(15))
+    ty = cy + CASTLE_H + 10
+    cards: list[str] = column["cards"]
+    for k, (code, role) in enumerate(zip(cards, column["roles"], strict=True)):
+        line, n = divmod(k, TOKENS_PER_LINE)
+        tx = x0 + 10 + n * (TOKEN_W + TOKEN_GAP)
+        top = ty + line * (TOKEN_H + TOKEN_GAP)
+        colour = DEFEND_FILL if role == "defender" else ATTACK_FILL
+        last = marked and k == len(cards) - 1
+        draw.rounded_rectangle(
+            (tx, top, tx + TOKEN_W, top + TOKEN_H),
+            radius=7,
+            fill=colour,
+            outline=GOLD if last else WHITE,
+            width=4 if last else 1,
+        )
+        text = token_text(code, role)
+        draw.text(
+            (tx + TOKEN_W / 2, top + TOKEN_H / 2),
+            text,
+            fill=WHITE,
+            font=load_font(22 if len(text) <= 2 else 18, bold=True),
+            anchor="mm",
+        )
+    if marked:
+        draw.rounded_rectangle((x0 - 3, y0 - 3, x1 + 3, y1 + 3), radius=12, outline=GOLD, width=4)
+
+
+def _marked_columns(events: Sequence[Event]) -> set[tuple[int, int]]:
+    marked = set()
+    for event in events:
+        column = event.get("column")
+        if event.get("type") in (
+            "card_played",
+            "card_removed",
+            "column_cleared",
+            "cards_matched",
+            "castle_revealed",
+        ) and isinstance(column, list):
+            marked.add((int(column[0]), int(column[1])))
+    return marked
+
+
+def _seat_band(
+    draw: ImageDraw.ImageDraw, summary: Mapping[str, Any], seat: int, top: int, acting: bool
+) -> None:
+    box = (MARGIN, top, WIDTH - MARGIN, top + SEAT_H)
+    draw.rounded_rectangle(
+        box,
+        radius=9,
+        fill=SEAT_DIM,
+        outline=GOLD if acting else FELT_DARK,
+        width=4 if acting else 2,
+    )
+    draw.text((MARGIN + 12, top + 8), SIDE_NAMES[seat], fill=WHITE, font=load_font(20, bold=True))
+    n = summary["hand_sizes"][seat]
+    hand = f"{n} card{'s' if n != 1 else ''} in hand"
+    draw.text((MARGIN + 140, top + 11), hand, fill=MUTED, font=load_font(17))
+    if acting:
+        draw.text(
+            (WIDTH - MARGIN - 12, top + 10),
+            "TO ACT",
+            fill=GOLD,
+            font=load_font(17, bold=True),
+            anchor="ra",
+        )
+
+
+def render_table(
+    view: Mapping[str, Any],
+    last_events: Sequence[Event] = (),
+    last_line: Callable[[Sequence[Event]], str | None] = lambda events: None,
+) -> bytes:
+    """The table as a PNG, from the spectator view and the last action's (public) events;
+    ``last_line`` says that action in words (with side names) for the bottom line."""
+    summary = view["summary"]
+    image = Image.new("RGB", (WIDTH, image_height(summary)), FELT)
+    draw = ImageDraw.Draw(image)
+    to_act = view["to_act"] if view["result"] is None else None
+    marked = _marked_columns(last_events)
+    top = MARGIN
+    for seat in (1, 0):
+        if seat == 0:
+            # The middle strip: turn, piles.
+            over = view["result"] is not None
+            turn = summary["turn"] if over else summary["turn"] + 1
+            words = (
+                f"{'Turns played' if over else 'Turn'} {turn}   ·   draw pile {summary['pile']}"
+                f"   ·   discard {len(summary['discard'])}"
+            )
+            draw.text(
+                (WIDTH / 2, top + MIDDLE_H / 2),
+                words,
+                fill=WHITE,
+                font=load_font(19, bold=True),
+                anchor="mm",
+            )
+            top += MIDDLE_H
+            _seat_band(draw, summary, 0, top + _side_height(summary["columns"][0]) + 6, to_act == 0)
+        else:
+            _seat_band(draw, summary, 1, top, to_act == 1)
+            top += SEAT_H + 6
+        height = _side_height(summary["columns"][seat])
+        for i, column in enumerate(summary["columns"][seat]):
+            x0 = MARGIN + i * (COLUMN_W + COLUMN_GAP)
+            box = (x0, top, x0 + COLUMN_W, top + height - 6)
+            _column(draw, column, i, box, (seat, i) in marked)
+        top += height
+    top += SEAT_H + 6
+    line = last_line(last_events)
+    if line:
+        text = "Last: " + _NOT_DRAWN.sub("", line).strip()
+        font = load_font(16)
+        while draw.textlength(text, font=font) > WIDTH - 2 * MARGIN and len(text) > 4:
+            text = text[:-2] + "…"
+        draw.text((MARGIN, top + 8), text, fill=GOLD, font=font)
+    out = io.BytesIO()
+    image.save(out, format="PNG", compress_level=3)
+    return out.getvalue()
+
+
+def alt_text(
+    view: Mapping[str, Any], last_events: Sequence[Event] = (), last: str | None = None
+) -> str:
+    """The picture in words: the turn and piles, each side's hand and its three columns (castle
+    card as far as it is known, value, cards), the last move (at most 1024 characters)."""
+    summary = view["summary"]
+    over = view["result"] is not None
+    turn = summary["turn"] if over else summary["turn"] + 1
+    parts = [
+        f"Siege the King table, {'after ' if over else ''}turn {turn}. "
+        f"Draw pile {summary['pile']}, discard {len(summary['discard'])}."
+    ]
+    for seat in (0, 1):
+        columns = []
+        for i, column in enumerate(summary["columns"][seat]):
+            name = COLUMN_NAMES[i]
+            if not column["open"]:
+                columns.append(f"{name} closed (a Throne)")
+                continue
+            castle = column["castle"]
+            head = {None: "face down", KING: "the King"}.get(castle, "a Throne")
+            tokens = " ".join(
+                token_text(c, r) for c, r in zip(column["cards"], column["roles"], strict=True)
+            )
+            value = column["value"]
+            columns.append(
+                f"{name} {head}, value {value}" + (f", cards {tokens}" if tokens else "")
+            )
+        n = summary["hand_sizes"][seat]
+        parts.append(f"{SIDE_NAMES[seat]} ({n} in hand): " + "; ".join(columns) + ".")
+    if last:
+        parts.append("Last move: " + _NOT_DRAWN.sub("", last).strip())
+    if not over and view["to_act"] is not None:
+        parts.append(f"{SIDE_NAMES[view['to_act']]} to act.")
+    text = " ".join(parts)
+    return fit_alt(text)
