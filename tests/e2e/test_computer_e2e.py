@@ -19,6 +19,14 @@ pytestmark = pytest.mark.e2e
 STEPS_MAX = 400
 
 
+async def quiet(w: World) -> None:
+    """Until the bot is done: the click's flow (which lets the computer move when it ends), the
+    computer's thinking and moves, and what they sent."""
+    await w.fake.settle()
+    await w.running.computers.idle()
+    await w.fake.settle()
+
+
 async def open_lobby(w: World, command: str, **options: object) -> object:
     handle = await w.alice.slash(w.channel, f"siege new {command}", **options)
     assert handle.response_message is not None and not handle.ephemeral
@@ -42,15 +50,14 @@ async def test_a_game_against_the_computer_to_the_end(world: World) -> None:
     rng = random.Random(7)
     computer_moves = 0
     for _ in range(STEPS_MAX):
-        await w.running.computers.idle()
-        await w.fake.settle()
+        await quiet(w)
         table = await w.table_by_id(table.id)
         if table.status != "running":
             break
         assert to_act(table) == w.alice.id, "the computer did not take its turn"
         before = table.ply
         await play_move(w, table, rng)
-        await w.running.computers.idle()
+        await quiet(w)
         computer_moves += (await w.table_by_id(table.id)).ply - before - 1
     assert table.status == "over", "the game did not end"
     assert computer_moves > 0
@@ -73,8 +80,7 @@ async def test_several_computers_at_a_poker_table(world: World) -> None:
     table = await w.table()
     assert [computers.level_of(u) for u in table.seats] == [None, "normal", "hard"]
     await w.alice.click(w.fake.latest(lobby), "Start")
-    await w.fake.settle()
-    await w.running.computers.idle()
+    await quiet(w)
     table = await w.table()
     # The computers played until it was Alice's turn (or the end).
     assert to_act(table) in (w.alice.id, None)
@@ -97,7 +103,7 @@ async def test_a_computer_turn_resumes_after_a_restart(world: World) -> None:
     )
     assert to_act(table) == computer
     await w.restart_bot()  # the bot finds the computer's turn waiting when it starts
-    await w.running.computers.idle()
+    await quiet(w)
     moved = await w.table_by_id(table.id)
     assert moved.ply == 1 and to_act(moved) == w.alice.id
 
