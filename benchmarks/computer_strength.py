@@ -9,7 +9,8 @@ its 95% Wilson interval. "Clearly better" means the interval's lower bound is ab
 towers' multi-seat table, above the 1/n share a random seat expects). The last column is the
 thinking time of hard's moves in these games, median and maximum.
 
-Run: ``python -m benchmarks.computer_strength [--games N] [--workers W] [--only castles,king]``.
+Run: ``python -m benchmarks.computer_strength [--games N] [--workers W] [--only castles,king]
+[--pairs hard-normal,normal-random]`` (``--pairs`` keeps only those two-player matchups).
 Games run in a process pool, one game per task; each task times its own moves.
 """
 
@@ -30,6 +31,14 @@ from engine import ai
 from engine.rules import Action, rng_for
 
 MAX_PLIES = 20_000
+# The two-player matchups, each level against random play and against the level below.
+PAIRS: tuple[tuple[str, str], ...] = (
+    ("easy", "random"),
+    ("normal", "random"),
+    ("hard", "random"),
+    ("normal", "easy"),
+    ("hard", "normal"),
+)
 
 
 @dataclass(frozen=True)
@@ -145,21 +154,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", default="castles,king,knights,towers")
+    parser.add_argument(
+        "--pairs",
+        default=",".join(f"{a}-{b}" for a, b in PAIRS),
+        help="two-player matchups to play, as level-level (e.g. hard-normal,normal-random)",
+    )
     args = parser.parse_args(argv)
     wanted = args.only.split(",")
+    wanted_pairs = set(args.pairs.split(","))
+    unknown = wanted_pairs - {f"{a}-{b}" for a, b in PAIRS}
+    if unknown:
+        parser.error(f"unknown pair {sorted(unknown)[0]!r}")
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for game in ("castles", "king", "knights"):
             if game not in wanted:
                 continue
             t0 = time.perf_counter()
-            pairs = [
-                ("easy", "random"),
-                ("normal", "random"),
-                ("hard", "random"),
-                ("normal", "easy"),
-                ("hard", "normal"),
-            ]
+            pairs = [pair for pair in PAIRS if f"{pair[0]}-{pair[1]}" in wanted_pairs]
+            if not pairs:
+                continue
             count = args.knights_games if game == "knights" else args.games
             batches = [two_player(game, a, b, count, args.seed) for a, b in pairs]
             results = [list(pool.map(play, batch)) for batch in batches]

@@ -34,22 +34,23 @@ EASY_RANDOM = 0.3
 # Search iterations per move (search depth in plies for knights), per game and level, so that
 # hard stays under a second a move (see benchmarks/computer_strength.py).
 BUDGETS: dict[str, dict[str, int]] = {
-    "castles": {"normal": 60, "hard": 300},
+    "castles": {"normal": 20, "hard": 300},
     "king": {"normal": 40, "hard": 220},
     "towers": {"normal": 60, "hard": 200},
     "kurth": {"normal": 50, "hard": 200},
     "knights": {"normal": 2, "hard": 4},  # search depth in plies
 }
 
-ModelFactory = Callable[[Mapping[str, Any], int, Mapping[str, Any]], Model]
+#: A game's model for one decision: the view, the seat, the table's options and the level.
+ModelFactory = Callable[[Mapping[str, Any], int, Mapping[str, Any], str], Model]
 
 
 def _models() -> dict[str, ModelFactory]:
     return {
-        "castles": lambda view, seat, options: castles.CastlesModel(view, seat),
-        "king": lambda view, seat, options: king.KingModel(view, seat, options),
-        "towers": lambda view, seat, options: towers.TowersModel(view, seat, options),
-        "kurth": lambda view, seat, options: kurth.KurthModel(view, seat),
+        "castles": lambda view, seat, options, level: castles.CastlesModel(view, seat, level),
+        "king": lambda view, seat, options, level: king.KingModel(view, seat, options),
+        "towers": lambda view, seat, options, level: towers.TowersModel(view, seat, options),
+        "kurth": lambda view, seat, options, level: kurth.KurthModel(view, seat),
     }
 
 
@@ -81,7 +82,7 @@ def choose(
     factories = _models()
     if game_key not in factories:
         raise ValueError(f"No computer player for {game_key!r}.")
-    model = factories[game_key](view, seat, opts)
+    model = factories[game_key](view, seat, opts, level)
     forced = model.shortcut(rng)
     if forced is not None:
         return forced
@@ -112,7 +113,7 @@ def legal_actions(
     engine's list; the tests check it)."""
     if game_key == "knights":
         return knights.legal_from_view(view, seat)
-    model = _models()[game_key](view, seat, dict(options or {}))
+    model = _models()[game_key](view, seat, dict(options or {}), "normal")
     if view.get("to_act") != seat or view.get("result") is not None:
         return []
     return model.game.legal_actions(model.determinize(random.Random(0)), seat)

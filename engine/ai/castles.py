@@ -27,9 +27,13 @@ class CastlesModel:
     game: Game = GAME
     rollout_depth = 8
 
-    def __init__(self, view: Mapping[str, Any], seat: int) -> None:
+    def __init__(self, view: Mapping[str, Any], seat: int, level: str = "hard") -> None:
         self.view = view
         self.seat = seat
+        # The levels differ in their playouts: hard's search plays the rule of thumb out;
+        # normal's, a smaller and weaker one, plays random moves out. The easy level never
+        # searches: it plays ``rollout_action`` (the rule of thumb) once.
+        self.greedy_playouts = level != "normal"
         # The root's public part (rows, own hand) is all that pruning reads.
         self.root_state = determinize(view, seat, random.Random(0))
 
@@ -54,7 +58,9 @@ class CastlesModel:
         return determinize(self.view, self.seat, rng)
 
     def rollout_action(self, state: State, seat: int, rng: random.Random) -> Action:
-        if rng.random() < 0.1:
+        """Easy's move and hard's playouts: the rule of thumb, one move in ten at random;
+        normal's playouts: random moves."""
+        if not self.greedy_playouts or rng.random() < 0.1:
             actions = legal(state, seat)
             return actions[rng.randrange(len(actions))]
         return greedy_action(state, seat, rng)

@@ -105,7 +105,7 @@ def test_legal_list_rebuilt_from_the_view_is_the_engines(key: str) -> None:
             assert ai.legal_actions(key, view, seat, options) == legal, f"ply {ply}"
             model = ai._models().get(key)
             if model is not None and ply % 9 == 0:
-                sampled = model(view, seat, options)
+                sampled = model(view, seat, options, "hard")
                 if sampled.shortcut(random.Random(ply)) is None:
                     world = sampled.determinize(chooser)
                     for action in game.legal_actions(world, seat):
@@ -266,6 +266,26 @@ def test_castles_attacks_with_an_unblocked_card_on_the_last_hit() -> None:
     state["rows"], state["hits"] = rows, [0, 9]
     action = ai.choose("castles", game.view(state, 0), 0, "hard", random.Random(4))
     assert action == {"type": "attack", "pos": 1}
+
+
+def test_castles_levels_differ_in_their_playouts() -> None:
+    """Easy's move and hard's playouts follow the rule of thumb (one move in ten at random);
+    normal's search, the weaker one, plays its playouts out at random."""
+    game = engine.GAMES["castles"]
+    state = random_state(game, 5, 20, 2, {})
+    seat = game.to_act(state)
+    assert seat is not None
+    view = game.view(state, seat)
+
+    def greedy_share(model: castles_ai.CastlesModel) -> float:
+        world = model.determinize(random.Random(0))
+        greedy = castles_ai.greedy_action(world, seat, random.Random(0))
+        picks = [model.rollout_action(world, seat, random.Random(i)) for i in range(200)]
+        return sum(p == greedy for p in picks) / len(picks)
+
+    assert greedy_share(castles_ai.CastlesModel(view, seat, "easy")) > 0.85
+    assert greedy_share(castles_ai.CastlesModel(view, seat, "normal")) < 0.5
+    assert greedy_share(castles_ai.CastlesModel(view, seat, "hard")) > 0.85
 
 
 def test_fast_castles_rules_play_as_the_engine() -> None:
