@@ -148,6 +148,7 @@ class Hall:
         self._rules: dict[str, str] = {}
         #: Takes the computer seats' turns (set by the bot; None: no computer ever moves).
         self.computers: Computers | None = None
+        self._panel_locks: dict[int, asyncio.Lock] = {}
 
     def committed(self, table: TableRecord) -> None:
         """After any committed change to ``table``: a computer whose turn it is now moves."""
@@ -528,15 +529,23 @@ class Hall:
         """Send or edit each seated player's DM panel (those who have DMs on). The player
         ``notify`` (whose turn it has just become) gets the panel as a fresh message, the old
         one deleted: Discord notifies on new messages, never on edits, and a correspondence
-        game lives on that notification. Everyone else's panel is edited in place."""
-        table = await self.store.get_table(table.id) or table  # the newest position
-        for user_id in dict.fromkeys(table.seats):
-            if computers.is_computer(user_id) or await self.store.dm_mode(user_id) != "on":
-                continue
-            stored = await self.store.dm_panel(table.id, user_id)
-            if stored is not None and stored[1] == skip_message:
-                continue
-            await self._send_panel(table, user_id, stored, fresh=user_id == notify)
+        game lives on that notification. Everyone else's panel is edited in place.
+
+        One table's panels are refreshed by one flow at a time: two flows at once (two quick
+        clicks, a computer's move) would both find no stored panel, or the same old one, and
+        leave a player two panels."""
+        lock = self._panel_locks.setdefault(table.id, asyncio.Lock())
+        async with lock:
+            table = await self.store.get_table(table.id) or table  # the newest position
+            for user_id in dict.fromkeys(table.seats):
+                if computers.is_computer(user_id) or await self.store.dm_mode(user_id) != "on":
+                    continue
+                stored = await self.store.dm_panel(table.id, user_id)
+                if stored is not None and stored[1] == skip_message:
+                    continue
+                await self._send_panel(table, user_id, stored, fresh=user_id == notify)
+            if table.status != "running":
+                self._panel_locks.pop(table.id, None)  # an ended table's panels are final
 
     async def _send_panel(
         self,
