@@ -162,7 +162,7 @@ def _in_transaction(fn: Callable[[sqlite3.Connection], T], begin: str) -> Callab
 
 
 def _commit_group(
-    batch: list[tuple[Callable[[sqlite3.Connection], Any], Any]],
+    batch: list[Callable[[sqlite3.Connection], Any]],
     memo: dict[Any, Any],
     conn: sqlite3.Connection,
 ) -> list[tuple[bool, Any]]:
@@ -173,7 +173,7 @@ def _commit_group(
     conn.execute("BEGIN IMMEDIATE")
     try:
         if len(batch) == 1:  # alone: the transaction is its savepoint
-            fn, _ = batch[0]
+            (fn,) = batch
             try:
                 outcomes.append((True, fn(conn)))
             except Exception as exc:
@@ -181,7 +181,7 @@ def _commit_group(
                 conn.execute("ROLLBACK")
                 return [(False, exc)]
         else:
-            for fn, _ in batch:
+            for fn in batch:
                 conn.execute("SAVEPOINT one_write")
                 try:
                     value = fn(conn)
@@ -215,16 +215,76 @@ async def _connect(
     return conn
 
 
-class Database:
+class GroupCommit:
+    """The write queue both databases share: a write runs at once when the writer is idle;
+    writes that arrive while it is busy go together in its next trip, in the order they came
+    (MAX_GROUP at most), each with its own outcome. A subclass says how one trip runs."""
+
+    def __init__(self) -> None:
+        self._queue: list[tuple[Callable[[Any], Any], asyncio.Future[Any]]] = []
+        self._drain: asyncio.Future[None] | None = None
+        self._busy = False  # a trip of the writer is under way (writes queue for the next)
+
+    async def _trip(self, batch: list[Callable[[Any], Any]]) -> list[tuple[bool, Any]]:
+        """One group, one transaction: each write's outcome, or the whole group's error."""
+        raise NotImplementedError
+
+    def _failure(self, error: Exception) -> Exception:
+        """What a failed write raises to its caller."""
+        return error
+
+    async def write(self, fn: Callable[[Any], T]) -> T:
+        if self._busy:
+            done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self._queue.append((fn, done))
+            queued: T = await done
+            return queued
+        self._busy = True
+        try:
+            ((ok, value),) = await self._trip([fn])
+        finally:
+            self._next_group()
+        if not ok:
+            raise self._failure(value)
+        result: T = value
+        return result
+
+    def _next_group(self) -> None:
+        """After a trip: start the drain for what queued meanwhile, or mark the writer idle."""
+        if self._queue:
+            self._drain = asyncio.ensure_future(self._drain_queue())
+        else:
+            self._busy = False
+
+    async def _drain_queue(self) -> None:
+        batch = self._queue[:MAX_GROUP]
+        del self._queue[:MAX_GROUP]
+        try:
+            outcomes = await self._trip([fn for fn, _ in batch])
+        except asyncio.CancelledError:  # the loop is shutting down: nobody waits any more
+            for _, done in batch + self._queue:
+                done.cancel()
+            self._queue.clear()
+            self._busy = False
+            raise
+        for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
+            if done.done():  # the caller was cancelled; the write went through regardless
+                continue
+            if ok:
+                done.set_result(value)
+            else:
+                done.set_exception(self._failure(value))
+        self._next_group()
+
+
+class Database(GroupCommit):
     """The writer and the reader of one SQLite file. Create with :meth:`open`."""
 
     def __init__(self, path: Path, writer: aiosqlite.Connection, reader: aiosqlite.Connection):
+        super().__init__()
         self.path = path
         self._writer = writer
         self._reader = reader
-        self._queue: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
-        self._drain: asyncio.Future[None] | None = None
-        self._busy = False  # a trip of the writer is under way (writes queue for the next)
         #: For write functions only (they run one at a time on the writer's thread): what they
         #: want to remember between writes. Emptied whenever a write or a commit fails, so what
         #: is in it was committed; a write must still check it against the file (another
@@ -271,29 +331,9 @@ class Database:
         through the drain task. Safe to cancel: a write that reached the writer's thread runs
         whole or not at all.
         """
-        if self._busy:
-            done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-            self._queue.append((fn, done))
-            queued: T = await done
-            return queued
-        self._busy = True
-        try:
-            ((ok, value),) = await self._trip([(fn, None)])
-        finally:
-            self._next_group()
-        if not ok:
-            raise value
-        result: T = value
-        return result
+        return await super().write(fn)
 
-    def _next_group(self) -> None:
-        """After a trip: start the drain for what queued meanwhile, or mark the writer idle."""
-        if self._queue:
-            self._drain = asyncio.ensure_future(self._drain_queue())
-        else:
-            self._busy = False
-
-    async def _trip(self, batch: list[tuple[Any, Any]]) -> list[tuple[bool, Any]]:
+    async def _trip(self, batch: list[Callable[[Any], Any]]) -> list[tuple[bool, Any]]:
         """One group on the writer's thread; each write's outcome, or the whole group's error
         when the transaction itself failed (then nothing of it committed)."""
         try:
@@ -308,26 +348,6 @@ class Database:
         except Exception as exc:
             return [(False, exc)] * len(batch)
         return outcomes
-
-    async def _drain_queue(self) -> None:
-        batch = self._queue[:MAX_GROUP]
-        del self._queue[:MAX_GROUP]
-        try:
-            outcomes = await self._trip(batch)
-        except asyncio.CancelledError:  # the loop is shutting down: nobody waits any more
-            for _, done in batch + self._queue:
-                done.cancel()
-            self._queue.clear()
-            self._busy = False
-            raise
-        for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
-            if done.done():  # the caller was cancelled; the write went through regardless
-                continue
-            if ok:
-                done.set_result(value)
-            else:
-                done.set_exception(value)
-        self._next_group()
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """``fn`` on one consistent snapshot, on the reader's thread."""

@@ -313,7 +313,7 @@ def _roll_back(conn: PgConnection) -> None:
         conn.execute("ROLLBACK")
 
 
-class PgDatabase:
+class PgDatabase(database.GroupCommit):
     """A pool of connections to one PostgreSQL database. Create with :meth:`open`."""
 
     #: The store's migrations for this database (``storage/migrations_pg``).
@@ -332,9 +332,7 @@ class PgDatabase:
         self._writer = ThreadPoolExecutor(WRITERS, thread_name_prefix="siege-pg-write")
         self._pool = ThreadPoolExecutor(pool_size, thread_name_prefix="siege-pg-read")
         self._inflight: set[asyncio.Future[Any]] = set()
-        self._queue: list[tuple[Callable[[Any], Any], asyncio.Future[Any]]] = []
-        self._drain: asyncio.Future[None] | None = None
-        self._busy = False  # a trip of the writer is under way (writes queue for the next)
+        super().__init__()
 
     @classmethod
     async def open(cls, url: str, pool_size: int = POOL_SIZE) -> PgDatabase:
@@ -388,20 +386,10 @@ class PgDatabase:
         Group commit, as on SQLite: writes that arrive while the writer is busy go together in
         its next trip (one transaction, a savepoint each, one commit), in the order they came.
         """
-        if self._busy:
-            done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-            self._queue.append((fn, done))
-            queued: T = await done
-            return queued
-        self._busy = True
-        try:
-            ((ok, value),) = await self._trip([fn])
-        finally:
-            self._next_group()
-        if not ok:
-            raise _as_busy(value)
-        result: T = value
-        return result
+        return await super().write(fn)
+
+    def _failure(self, error: Exception) -> Exception:
+        return _as_busy(error)
 
     async def _trip(self, batch: list[Callable[[Any], Any]]) -> list[tuple[bool, Any]]:
         try:
@@ -409,32 +397,6 @@ class PgDatabase:
         except Exception as exc:  # the transaction itself failed: nothing of it committed
             return [(False, exc)] * len(batch)
         return outcomes
-
-    def _next_group(self) -> None:
-        if self._queue:
-            self._drain = asyncio.ensure_future(self._drain_queue())
-        else:
-            self._busy = False
-
-    async def _drain_queue(self) -> None:
-        batch = self._queue[:MAX_GROUP]
-        del self._queue[:MAX_GROUP]
-        try:
-            outcomes = await self._trip([fn for fn, _ in batch])
-        except asyncio.CancelledError:  # the loop is shutting down: nobody waits any more
-            for _, done in batch + self._queue:
-                done.cancel()
-            self._queue.clear()
-            self._busy = False
-            raise
-        for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
-            if done.done():  # the caller was cancelled; the write went through regardless
-                continue
-            if ok:
-                done.set_result(value)
-            else:
-                done.set_exception(_as_busy(value))
-        self._next_group()
 
     async def read(self, fn: Callable[[Any], T]) -> T:
         """``fn`` on one consistent snapshot."""
