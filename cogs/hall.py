@@ -12,7 +12,7 @@ import contextlib
 import dataclasses
 import io
 import logging
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -56,6 +56,7 @@ RECENT_EVENTS = 5
 # A panel opens with what happened since its seat's last turn: the log is read this far back to
 # find that turn, and at most this many lines are shown (the table keeps the full story).
 SINCE_SCAN = 40
+HANDS_KEPT = 4096  # (table, ply) hands before a seat's action, for the new-card marks
 SINCE_LINES = 4
 RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
 APOLOGY = "Sorry, something went wrong on our side. The table is safe; try again in a moment."
@@ -148,7 +149,14 @@ class Hall:
         self._rules: dict[str, str] = {}
         #: Takes the computer seats' turns (set by the bot; None: no computer ever moves).
         self.computers: Computers | None = None
+        #: One flow at a time draws and sends a table's message, and one its panels: with the
+        #: pictures drawn in a thread, two flows at once could otherwise send in the wrong
+        #: order and leave an older position showing. Each re-reads the newest table inside.
+        self._table_locks: dict[int, asyncio.Lock] = {}
         self._panel_locks: dict[int, asyncio.Lock] = {}
+        #: A seat's hand just before its own last action, by (table, ply): what the panel's
+        #: new-card marks compare with. Filled when the seat acts; a miss replays the log.
+        self._hands_before: OrderedDict[tuple[int, int], list[Any]] = OrderedDict()
 
     def committed(self, table: TableRecord) -> None:
         """After any committed change to ``table``: a computer whose turn it is now moves."""
@@ -236,6 +244,40 @@ class Hall:
             return []
         return records[-1].events if records else []
 
+    @staticmethod
+    def _lock(locks: dict[int, asyncio.Lock], table_id: int) -> asyncio.Lock:
+        return locks.setdefault(table_id, asyncio.Lock())
+
+    def _release_locks(self, table: TableRecord) -> None:
+        """An ended table's messages are final: its locks go (a flow still holding one
+        finishes with the same final position)."""
+        if table.status not in ("running", "lobby"):
+            self._table_locks.pop(table.id, None)
+            self._panel_locks.pop(table.id, None)
+
+    def keep_hand_before(self, table: TableRecord, seat: int, state: Any) -> None:
+        """Remember ``seat``'s hand in ``state``, the position it is about to act from (so its
+        next panel marks the cards drawn since without replaying the game)."""
+        if not get_renderer(table.game).marks_new_cards:
+            return
+        hand = table.engine.view(state, seat).get("hand")
+        if hand is None:
+            return
+        self._hands_before[(table.id, table.ply)] = list(hand)
+        while len(self._hands_before) > HANDS_KEPT:
+            self._hands_before.popitem(last=False)
+
+    async def _hand_before(self, table: TableRecord, seat: int, ply: int) -> list[Any]:
+        kept = self._hands_before.get((table.id, ply))
+        if kept is not None:
+            return kept
+        before = await self.store.replay(table.id, upto=ply)
+        hand = list(table.engine.view(before, seat).get("hand") or [])
+        self._hands_before[(table.id, ply)] = hand
+        while len(self._hands_before) > HANDS_KEPT:
+            self._hands_before.popitem(last=False)
+        return hand
+
     async def since_last_turn(
         self, table: TableRecord, seat: int, view: dict[str, Any]
     ) -> tuple[list[str], list[str]]:
@@ -270,11 +312,11 @@ class Hall:
         new_cards: list[str] = []
         if renderer.marks_new_cards and mine and "hand" in view:
             try:
-                before = await self.store.replay(table.id, upto=records[mine[-1]].ply)
+                hand_before = await self._hand_before(table, seat, records[mine[-1]].ply)
             except (TableError, ValueError) as exc:  # a damaged log: no marks, never a failure
                 log.warning("table %s: could not replay for new cards (%s)", table.id, exc)
                 return lines, []
-            held = Counter(table.engine.view(before, seat).get("hand") or [])
+            held = Counter(hand_before)
             for card in view["hand"]:
                 if held[card] > 0:
                     held[card] -= 1
@@ -300,7 +342,7 @@ class Hall:
         image = None
         alt = None
         last_events = await self.last_events(table)
-        png = renderer.table_image(view, last_events)
+        png = await self.pictures.render(table.game, renderer.table_image, view, last_events)
         if png is not None:
             name = f"{table.game}-{table.id}-{table.ply}.png"
             embed.set_image(url=f"attachment://{name}")
@@ -464,7 +506,11 @@ class Hall:
             extra.append(discord.ui.Button(label="Open the table", url=url))
         image = None
         alt = None
-        picture = renderer.panel_image(view, legal, stage)
+        picture = None
+        if renderer.panel_pictures:
+            picture = await self.pictures.render(
+                f"{table.game}:panel", renderer.panel_image, view, legal, stage
+            )
         if picture is not None:
             name = f"{table.game}-{table.id}-{table.ply}-panel.png"
             embed.set_image(url=f"attachment://{name}")
@@ -481,6 +527,13 @@ class Hall:
     async def refresh_table(self, table: TableRecord) -> bool:
         """Edit the public table message in place (re-post it if it was deleted). Returns False
         when the channel turned out to be gone, in which case the table was closed."""
+        async with self._lock(self._table_locks, table.id):
+            try:
+                return await self._refresh_table(table)
+            finally:
+                self._release_locks(table)
+
+    async def _refresh_table(self, table: TableRecord) -> bool:
         # Render the newest stored table: a slower flow must not paint an older position over
         # the one a quicker, later flow has already shown.
         table = await self.store.get_table(table.id) or table
@@ -534,8 +587,7 @@ class Hall:
         One table's panels are refreshed by one flow at a time: two flows at once (two quick
         clicks, a computer's move) would both find no stored panel, or the same old one, and
         leave a player two panels."""
-        lock = self._panel_locks.setdefault(table.id, asyncio.Lock())
-        async with lock:
+        async with self._lock(self._panel_locks, table.id):
             table = await self.store.get_table(table.id) or table  # the newest position
             for user_id in dict.fromkeys(table.seats):
                 if computers.is_computer(user_id) or await self.store.dm_mode(user_id) != "on":
@@ -544,8 +596,7 @@ class Hall:
                 if stored is not None and stored[1] == skip_message:
                     continue
                 await self._send_panel(table, user_id, stored, fresh=user_id == notify)
-            if table.status != "running":
-                self._panel_locks.pop(table.id, None)  # an ended table's panels are final
+            self._release_locks(table)
 
     async def _send_panel(
         self,
@@ -771,6 +822,7 @@ class Hall:
             legal = game.legal_actions(state, to_act)
             if not 0 <= idx < len(legal):
                 raise StaleAction("That choice is out of date: the game has moved on.")
+            self.keep_hand_before(table, to_act, state)
             table, _ = await self.store.act(tid, user, legal[idx], ply)
             log.info("table %s: ply %s played (%s)", tid, ply, legal[idx]["type"])
             await self.after_commit(interaction, self._after_change(interaction, table))
@@ -807,10 +859,11 @@ class Hall:
                 raise TableError("You are not playing at this table.")
             if ply != table.ply:
                 raise StaleAction("That menu is out of date: the game has moved on.")
-            parts = await self.panel_parts(
-                table, interaction.user.id, for_dm=interaction.guild_id is None, stage=stage
-            )
-            await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
+            async with self._lock(self._panel_locks, table.id):
+                parts = await self.panel_parts(
+                    table, interaction.user.id, for_dm=interaction.guild_id is None, stage=stage
+                )
+                await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
 
         await self.guarded(interaction, flow)
 
@@ -830,14 +883,18 @@ class Hall:
         notify = self.turn_passed_to(table, interaction.user.id)
         from_table = message is not None and message.id == table.message_id
         if from_table:
-            parts = await self.table_parts(table)
-            await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
+            async with self._lock(self._table_locks, table.id):
+                newest = await self.store.get_table(table.id) or table
+                parts = await self.table_parts(newest)
+                await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
             await self.refresh_panels(table, notify=notify)
         else:
-            parts = await self.panel_parts(
-                table, interaction.user.id, for_dm=interaction.guild_id is None
-            )
-            await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
+            async with self._lock(self._panel_locks, table.id):
+                newest = await self.store.get_table(table.id) or table
+                parts = await self.panel_parts(
+                    newest, interaction.user.id, for_dm=interaction.guild_id is None
+                )
+                await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
             if not await self.refresh_table(table):
                 return
             skip = message.id if message else None

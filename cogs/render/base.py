@@ -92,6 +92,8 @@ class Renderer(Protocol):
     # Whether the panel marks the cards that came into the hand since the seat's last turn (the
     # hall then works out which, from the log): card games with a hand to draw into.
     marks_new_cards: bool
+    # Whether ``panel_image`` ever draws (the hall skips the call, and its thread hop, if not).
+    panel_pictures: bool
 
     def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
         """A PNG for the table embed, else None. ``last_events`` are the (public) events of the

@@ -52,6 +52,7 @@ class CastlesRenderer:
     sides: tuple[str, ...] = ()
     panel_label = "My hand"
     marks_new_cards = True
+    panel_pictures = False
 
     def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
         # The picture shows the rows facing each other; the embed keeps the same facts as text.

@@ -13,12 +13,12 @@ DejaVu suit symbols (♠♥♦♣), red suits in red, on the dark felt of the to
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PIL import Image, ImageDraw
 
+from cogs.render import png
 from cogs.render.base import fit_alt
 from cogs.render.knights_board import load_font
 from cogs.render.towers_table import (
@@ -200,9 +200,7 @@ def render_table(view: Mapping[str, Any], last_events: Sequence[Event] = ()) -> 
     while draw.textlength(footer, font=font) > WIDTH - 2 * MARGIN and len(footer) > 4:
         footer = footer[:-2] + "…"
     draw.text((MARGIN, top + SEAT_H + 10), footer, fill=GOLD if moved else WHITE, font=font)
-    out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=3)
-    return out.getvalue()
+    return png.encode(image)
 
 
 def alt_text(view: Mapping[str, Any], last_events: Sequence[Event] = ()) -> str:

@@ -147,6 +147,7 @@ class KingRenderer:
     sides: tuple[str, ...] = ()
     panel_label = "My hand"
     marks_new_cards = True
+    panel_pictures = False
 
     def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
         # All six columns as a picture; the embed keeps the same facts as text.

@@ -14,13 +14,13 @@ touched is framed in gold and the move is said in a line at the bottom.
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from PIL import Image, ImageDraw
 
+from cogs.render import png
 from cogs.render.base import fit_alt
 from cogs.render.knights_board import load_font
 from cogs.render.towers_table import (
@@ -254,9 +254,7 @@ def render_table(
         while draw.textlength(text, font=font) > WIDTH - 2 * MARGIN and len(text) > 4:
             text = text[:-2] + "…"
         draw.text((MARGIN, top + 8), text, fill=GOLD, font=font)
-    out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=3)
-    return out.getvalue()
+    return png.encode(image)
 
 
 def alt_text(

@@ -72,6 +72,7 @@ class KnightsRenderer:
     sides: tuple[str, ...] = SIDE_LABELS
     panel_label = "My moves"
     marks_new_cards = False
+    panel_pictures = True
 
     def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
         # The public board from the attacker's end, as the rules and notation describe it; the

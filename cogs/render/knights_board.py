@@ -9,7 +9,6 @@ The font is the DejaVu Sans bundled in ``assets/fonts`` (never a system font).
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from cogs.render import png
 from engine.knights import COLUMNS, CROWNS, board_rows, square_kind
 
 FONT_DIR = Path(__file__).resolve().parents[2] / "assets" / "fonts"
@@ -318,9 +318,7 @@ def render_board_png(
             r = square_px * 0.2
             draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=HIGHLIGHT, outline=INK, width=2)
 
-    out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=3)
-    return out.getvalue()
+    return png.encode(image)
 
 
 # -- the text board -------------------------------------------------------------------------------

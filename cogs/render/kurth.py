@@ -93,6 +93,7 @@ class KurthRenderer:
     sides: tuple[str, ...] = ()
     panel_label = "My cards"
     marks_new_cards = False
+    panel_pictures = False
 
     def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
         return render_city_png(view)

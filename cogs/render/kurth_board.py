@@ -13,13 +13,13 @@ picture reads in greyscale too. The font is the bundled DejaVu Sans (``load_font
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw
 
+from cogs.render import png
 from cogs.render.knights_board import load_font
 from engine.kurth import (
     LOCATION_CARDS,
@@ -442,9 +442,7 @@ def render_city_png(view: Mapping[str, Any]) -> bytes:
     _tracks(draw, summary)
     if result is not None:
         _banner(draw, result)
-    out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=3)
-    return out.getvalue()
+    return png.encode(image)
 
 
 def alt_text(view: Mapping[str, Any]) -> str:

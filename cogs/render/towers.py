@@ -124,6 +124,7 @@ class TowersRenderer:
     sides: tuple[str, ...] = ()
     panel_label = "My hand"
     marks_new_cards = False
+    panel_pictures = False
 
     def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
         return render_table(view)

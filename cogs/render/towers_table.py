@@ -15,12 +15,12 @@ reads on Discord's dark theme; every status also has a word, so greyscale reads 
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PIL import Image, ImageDraw
 
+from cogs.render import png
 from cogs.render.knights_board import load_font
 
 RGB = tuple[int, int, int]
@@ -254,6 +254,4 @@ def render_table(view: Mapping[str, Any]) -> bytes:
             view["to_act"],
             shown_hands[seat],
         )
-    out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=3)
-    return out.getvalue()
+    return png.encode(image)

@@ -67,7 +67,11 @@ def test_png_accepts_a_bare_summary_and_marks_the_last_move() -> None:
         assert ImageChops.difference(
             marked.crop(boxes[square]), plain.crop(boxes[square])
         ).getbbox()
-    assert not ImageChops.difference(marked.crop(boxes["h1"]), plain.crop(boxes["h1"])).getbbox()
+    # An unmarked square is drawn alike: the 256 colours picked for each picture may move a
+    # shade by a step or two, never more.
+    for square in ("h1", "a1", "d4"):
+        difference = ImageChops.difference(marked.crop(boxes[square]), plain.crop(boxes[square]))
+        assert max(high for _, high in difference.getextrema()) <= 4, square
 
 
 def test_highlight_rings_squares() -> None:
