@@ -5,7 +5,10 @@ folder (``DISCORD_TOKEN``, ``DATABASE_PATH``, ``DEV_GUILD_ID``, ``LOG_LEVEL``, `
 opens the SQLite database and runs migrations, then connects to Discord, loads the cogs,
 registers the restart-proof buttons and syncs the slash commands when they changed since the last
 sync (a hash of the command tree is kept beside the database); ``SYNC_COMMANDS=force`` or
-``python bot.py --sync`` uploads them whatever the hash says.
+``python bot.py --sync`` uploads them whatever the hash says. With ``METRICS_PORT`` it serves
+Prometheus metrics on that port (:mod:`cogs.metrics`). With ``SHARD_COUNT`` (and ``SHARD_IDS``)
+it serves those Discord shards only (:class:`ShardedSiegeBot`), beside other processes serving
+the others on the same database; only the process serving shard 0 syncs the commands.
 
 Start-up failures are one line on standard error and exit status 2, never a traceback: no token,
 a bad setting, an unusable database (checked before connecting), a token Discord refuses. While
@@ -26,7 +29,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 import aiohttp
 import discord
@@ -35,7 +38,12 @@ from discord.utils import MISSING
 from pydantic import Field, PositiveInt, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUseDefault
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 from cogs.boards import BOARD_ITEMS, Boards
 from cogs.clockwork import Clockwork
@@ -43,9 +51,11 @@ from cogs.components import DYNAMIC_ITEMS
 from cogs.computer import Computers
 from cogs.daily import Daily
 from cogs.hall import Hall
+from cogs.metrics import Metrics
 from cogs.offers import OFFER_ITEMS
 from storage import DatabaseUnusable, Store
 from storage.postgres import SCHEMES as POSTGRES_SCHEMES
+from storage.shards import Shards
 
 EXTENSIONS = ("cogs.siege",)
 log = logging.getLogger("siege")
@@ -71,12 +81,19 @@ VARIABLES = {
     "dev_guild_id": "DEV_GUILD_ID",
     "log_level": "LOG_LEVEL",
     "command_sync": "SYNC_COMMANDS",
+    "metrics_port": "METRICS_PORT",
+    "metrics_host": "METRICS_HOST",
+    "shard_count": "SHARD_COUNT",
+    "shard_ids": "SHARD_IDS",
 }
 _EXPECTED = {
     "DATABASE_URL": "must be a postgresql:// URL, or left empty",
     "DEV_GUILD_ID": "must be a server id (a whole number), or left empty",
     "LOG_LEVEL": "must be DEBUG, INFO, WARNING or ERROR",
     "SYNC_COMMANDS": "must be auto or force",
+    "METRICS_PORT": "must be a port number from 1 to 65535, or left empty",
+    "SHARD_COUNT": "must be how many shards there are in all (a whole number, 1 or more)",
+    "SHARD_IDS": "must be shard numbers such as 0,1 or 0-3",
 }
 
 
@@ -116,6 +133,22 @@ class Settings(BaseSettings):
     dev_guild_id: PositiveInt | None = Field(default=None, validation_alias="DEV_GUILD_ID")
     log_level: LogLevel = Field(default="INFO", validation_alias="LOG_LEVEL")
     command_sync: CommandSync = Field(default="auto", validation_alias="SYNC_COMMANDS")
+    #: Prometheus metrics served on this port (``None``: nothing is served, nor measured).
+    metrics_port: int | None = Field(default=None, ge=1, le=65535, validation_alias="METRICS_PORT")
+    metrics_host: str = Field(default="127.0.0.1", validation_alias="METRICS_HOST")
+    #: Discord shards in all, and those this process serves (``0,1``, ``0-3``; default: all).
+    #: Both unset: one process, one gateway connection, every server.
+    shard_count: PositiveInt | None = Field(default=None, validation_alias="SHARD_COUNT")
+    shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = Field(
+        default=None, validation_alias="SHARD_IDS"
+    )
+
+    @property
+    def shards(self) -> Shards | None:
+        """The shards this process serves, or ``None`` when sharding is off."""
+        if self.shard_count is None:
+            return None
+        return Shards.of(self.shard_count, self.shard_ids)
 
     @property
     def database(self) -> str:
@@ -144,6 +177,23 @@ class Settings(BaseSettings):
             if value.lower() not in get_args(CommandSync):
                 raise ValueError("not a sync mode")
             return value.lower()
+        if info.field_name == "shard_ids":
+            return shard_list(value)
+        return value
+
+    @field_validator("shard_ids")
+    @classmethod
+    def _shards_exist(cls, value: tuple[int, ...] | None, info: ValidationInfo) -> Any:
+        if value is None:
+            return value
+        if "shard_count" not in info.data:
+            raise PydanticUseDefault  # SHARD_COUNT is wrong itself, and says so
+        count = info.data["shard_count"]
+        if count is None:
+            raise ValueError("SHARD_IDS needs SHARD_COUNT, the number of shards in all")
+        if any(shard >= count for shard in value):
+            shown = ",".join(str(shard) for shard in value)
+            raise ValueError(f"SHARD_IDS must each be below SHARD_COUNT ({count}), not {shown}")
         return value
 
     @classmethod
@@ -175,6 +225,24 @@ class Settings(BaseSettings):
             raise SettingsError("the .env file is not UTF-8 text.") from None
         except OSError as exc:
             raise SettingsError(f"cannot read the .env file ({exc.strerror or exc}).") from None
+
+
+def shard_list(text: str) -> tuple[int, ...]:
+    """``SHARD_IDS``: numbers and ranges separated by commas, in order, without repeats.
+
+    >>> shard_list("0-2, 5"), shard_list("1")
+    ((0, 1, 2, 5), (1,))
+    """
+    shards: set[int] = set()
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        if not first.strip().isdigit() or (dash and not last.strip().isdigit()):
+            raise ValueError("not shard ids")
+        low, high = int(first), int(last) if dash else int(first)
+        if high < low:
+            raise ValueError("not a range of shards")
+        shards.update(range(low, high + 1))
+    return tuple(sorted(shards))
 
 
 class _FromEnvironment(Settings):
@@ -209,6 +277,10 @@ def _describe(exc: ValidationError) -> str:
         where = str(error["loc"][0]) if error["loc"] else "?"
         variable = VARIABLES.get(where, where)
         expected = _EXPECTED.get(variable, "has a value Siege Hall cannot use")
+        reason = error.get("ctx", {}).get("error")
+        if isinstance(reason, ValueError) and str(reason).startswith(f"{variable} "):
+            problems.append(str(reason))  # a check across settings explains itself
+            continue
         secret = variable in ("DISCORD_TOKEN", "DATABASE_URL")
         shown = "" if secret else f", not {_quoted(error.get('input'))}"
         problems.append(f"{variable} {expected}{shown}")
@@ -287,6 +359,10 @@ class SiegeBot(commands.Bot):
         thinker: Executor | None = None,
         **client_options: Any,
     ) -> None:
+        #: Prometheus metrics (``None`` without ``METRICS_PORT``: nothing is measured).
+        self.metrics = Metrics() if settings.metrics_port is not None else None
+        if self.metrics is not None:  # every REST request, seen from discord.py's session
+            client_options.setdefault("http_trace", self.metrics.trace_config)
         intents = discord.Intents.none()
         intents.guilds = True  # channel and thread cache and deletions; nothing privileged
         super().__init__(
@@ -318,9 +394,11 @@ class SiegeBot(commands.Bot):
             self.hall = Hall(self, self.store)
             self.boards = Boards(self.hall, self.store, self.clock)
             self.daily = Daily(self.hall, self.boards, self.store, self.clock)
-            self.clockwork = Clockwork(self, self.hall, self.store)
-            self.computers = Computers(self.hall, self.store, self._thinker)
+            self.clockwork = Clockwork(self, self.hall, self.store, self.served_shards)
+            self.computers = Computers(self.hall, self.store, self._thinker, self.served_shards)
             self.hall.computers = self.computers
+            if self.metrics is not None:
+                await self.start_metrics(self.metrics)
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
             self.add_dynamic_items(*DYNAMIC_ITEMS, *BOARD_ITEMS, *OFFER_ITEMS)
@@ -328,7 +406,36 @@ class SiegeBot(commands.Bot):
             await self.computers.resume()  # computer turns a restart interrupted
             self._preparing = False
             self._prepared = True
-        await self.sync_commands()
+        if self.syncs_commands:
+            await self.sync_commands()
+        else:
+            log.info("slash commands are synced by the process serving shard 0, not this one")
+
+    @property
+    def served_shards(self) -> Shards | None:
+        """The Discord shards this process serves (``None``: one connection for everything)."""
+        return self.settings.shards
+
+    @property
+    def syncs_commands(self) -> bool:
+        """Commands belong to the application, not to a shard: of several processes, only the
+        one serving shard 0 uploads them (the others would upload the same tree again)."""
+        return self.served_shards is None or self.served_shards.has_dms
+
+    async def start_metrics(self, metrics: Metrics) -> None:
+        """Measure moves, the sweeper and the open tables, and serve them on ``METRICS_PORT``.
+        A port that cannot be listened on is a :class:`SettingsError`."""
+        self.hall.metrics = metrics
+        self.clockwork.metrics = metrics
+        metrics.count_open_tables = self.store.count_open_tables
+        port, host = self.settings.metrics_port, self.settings.metrics_host
+        assert port is not None
+        try:
+            await metrics.serve(port, host)
+        except OSError as exc:
+            raise SettingsError(
+                f"METRICS_PORT: cannot serve metrics on {host}:{port} ({exc.strerror or exc})."
+            ) from None
 
     async def sync_commands(self) -> None:
         """Upload the slash commands, unless the same command tree was uploaded to the same
@@ -401,6 +508,11 @@ class SiegeBot(commands.Bot):
         computers = getattr(self, "computers", None)
         if computers is not None:
             await computers.close()
+        if self.metrics is not None:
+            await self.metrics.close()
+        hall = getattr(self, "hall", None)
+        if hall is not None:
+            log.info("closing: %s", hall.summary())
         if self._retry_wait is not None and self._retry_wait is not asyncio.current_task():
             self._retry_wait.cancel()
         await super().close()
@@ -409,7 +521,28 @@ class SiegeBot(commands.Bot):
             await store.close()  # closing twice is harmless
 
     async def on_ready(self) -> None:
-        log.info("ready as %s in %s servers", self.user, len(self.guilds))
+        shards = self.served_shards
+        if shards is None:
+            log.info("ready as %s in %s servers", self.user, len(self.guilds))
+        else:
+            log.info(
+                "ready as %s in %s servers on shards %s of %s",
+                self.user,
+                len(self.guilds),
+                ",".join(str(shard) for shard in shards.ids),
+                shards.count,
+            )
+
+
+class ShardedSiegeBot(SiegeBot, commands.AutoShardedBot):
+    """The bot over some of Discord's shards (``SHARD_COUNT``, ``SHARD_IDS``), one gateway
+    connection per shard (discord.py's ``AutoShardedBot``). Other processes may serve the other
+    shards on the same database: each one sweeps only its own servers' tables."""
+
+    def __init__(self, settings: Settings, **options: Any) -> None:
+        shards = settings.shards
+        assert shards is not None, "ShardedSiegeBot needs SHARD_COUNT"
+        super().__init__(settings, shard_count=shards.count, shard_ids=list(shards.ids), **options)
 
 
 def utc_now() -> datetime:
@@ -461,7 +594,10 @@ class CommandSyncRecord:
 
 
 def create_bot(settings: Settings, **options: Any) -> SiegeBot:
-    """A :class:`SiegeBot`; ``options`` are ``store``, ``sleep`` and discord.py's client options."""
+    """A :class:`SiegeBot` (a :class:`ShardedSiegeBot` when ``SHARD_COUNT`` is set); ``options``
+    are ``store``, ``sleep`` and discord.py's client options."""
+    if settings.shard_count is not None:
+        return ShardedSiegeBot(settings, **options)
     return SiegeBot(settings, **options)
 
 
@@ -512,6 +648,9 @@ async def amain(settings: Settings, *, sleep: Sleep = asyncio.sleep, **client_op
             await bot.start(settings.token.get_secret_value())
     except discord.LoginFailure:
         print(BAD_TOKEN, file=sys.stderr)
+        return 2
+    except SettingsError as exc:  # a setting found unusable on the way up (METRICS_PORT taken)
+        print(f"Siege Hall: {exc}", file=sys.stderr)
         return 2
     finally:
         await store.close()

@@ -6,7 +6,7 @@ fake), so the CPU time read from ``/proc/<bot pid>/stat`` is the bot's own (its 
 included: the database thread, picture rendering).
 
 For each size (concurrent tables): open the tables (lobby, join, start), then every table plays
-MOVES moves. The player to act clicks the current Draw (or whatever the first move offered is)
+MOVES moves. The player to act clicks a move picked at random among those offered (seeded)
 on the table message or on their DM panel, alternately, as soon as that message shows the
 position; with ``--rate`` the clicks of all tables together are paced to that many per second
 (an open loop: a table waits for its turn in the pacer, not for other tables' answers).
@@ -141,18 +141,22 @@ class Watcher:
         return self.changed.setdefault(channel_id, asyncio.Event())
 
 
-def first_move(message: FakeMessage, table: Table) -> tuple[str, str | None] | None:
-    """The first move ``message`` offers at the table's ply: a button's custom id (and None), or
-    an action menu's custom id and its first option."""
+def pick_move(
+    message: FakeMessage, table: Table, rng: random.Random
+) -> tuple[str, str | None] | None:
+    """A move ``message`` offers at the table's ply, picked at random (so the tables' positions,
+    and their pictures, differ: identical positions would be drawn once and flatter the figures):
+    a button's custom id (and None), or an action menu's custom id and one of its options."""
     buttons = f"sh:act:{table.table_id}:{table.ply}:"
     menus = f"sh:pick:{table.table_id}:{table.ply}:"
+    offered: list[tuple[str, str | None]] = []
     for component in walk_components(message.components):
         custom_id = str(component.get("custom_id") or "")
         if custom_id.startswith(buttons) and component.get("type") == 2:
-            return custom_id, None
+            offered.append((custom_id, None))
         if custom_id.startswith(menus) and component.get("options"):
-            return custom_id, str(component["options"][0]["value"])
-    return None
+            offered.extend((custom_id, str(o["value"])) for o in component["options"])
+    return rng.choice(offered) if offered else None
 
 
 class Pacer:
@@ -199,24 +203,40 @@ async def play(
         user = players[move % 2]
         on_panel = (move // 2) % 2 == 1
         dm = user.dm_channel.id
+        waited_since = time.monotonic()
         while True:
+            if time.monotonic() - waited_since > 30:
+                shown = fake.messages.get(table.message_id)
+                print(
+                    f"table {table.table_id}: no move offered at ply {table.ply} for 30 s:",
+                    shown and shown.text()[:300],
+                    file=sys.stderr,
+                )
+                table.unanswered += 1
+                return
             # The preferred message first; some moves (laying a card) only the panel offers.
             panels = [
                 m
                 for m in reversed(user.dms())
                 if f"sh:resign:{table.table_id}" in str(m.components)
             ]
-            choices = [panels[0] if panels else None, fake.messages.get(table.message_id)]
-            if not on_panel:
-                choices.reverse()
+            # A panel turn waits for the panel (the table may show the move first; the panel's
+            # lay menu is what makes the positions differ); a table turn falls back to the
+            # panel for the moves only the panel offers.
+            panel = panels[0] if panels else None
+            table_message = fake.messages.get(table.message_id)
+            choices = [panel] if on_panel else [table_message, panel]
             found = None
             for message in choices:
                 if message is not None and not message.deleted:
-                    found = first_move(message, table)
+                    found = pick_move(message, table, rng)
                     if found is not None:
                         break
             if found is not None:
                 break
+            shown = fake.messages.get(table.message_id)
+            if shown is not None and f"sh:rematch:{table.table_id}" in str(shown.components):
+                return  # the game is over (a castle fell): this table has played its part
             # Wait for a change in the channel or the DMs (whichever comes first).
             events = [watcher.event(dm), watcher.event(table.channel.id)]
             for event in events:
@@ -243,8 +263,10 @@ async def play(
         table.ply += 1
 
 
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as stat:
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """CPU seconds of process ``pid`` (all its threads), or of its thread ``thread``."""
+    path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
+    with open(path) as stat:
         fields = stat.read().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
@@ -267,6 +289,8 @@ class Result:
     p99_ms: float
     max_ms: float
     cpu_ms_per_move: float
+    #: Of which on the event loop's thread (the rest: pictures and the database's threads).
+    loop_cpu_ms_per_move: float
     exempt_per_move: float
     limited_per_move: float
     rss_mb: float
@@ -288,7 +312,7 @@ def start_bot(
         DISCORD_TOKEN="fake-token",
         DATABASE_PATH=str(db),
         DEV_GUILD_ID=str(guild_id),
-        LOG_LEVEL="WARNING",
+        LOG_LEVEL="INFO",  # a line per move (a few µs); the close line counts pictures
         SIEGE_BENCH_ROOT=str(ROOT),
         SIEGE_BENCH_API=fake.api_base,
         SIEGE_BENCH_GATEWAY=fake.ws_url,
@@ -346,11 +370,13 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
                 pacer = Pacer(rate)
                 exempt, limited = fake.exempt_count, fake.limited_count
                 cpu = cpu_seconds(process.pid)
+                loop_cpu = cpu_seconds(process.pid, process.pid)  # the event loop's thread
                 started = time.perf_counter()
                 await asyncio.gather(*(play(fake, watcher, t, moves, pacer, rng) for t in rows))
                 await fake.settle(quiet=0.2, timeout=120)
                 elapsed = time.perf_counter() - started
                 cpu = cpu_seconds(process.pid) - cpu
+                loop_cpu = cpu_seconds(process.pid, process.pid) - loop_cpu
                 exempt, limited = fake.exempt_count - exempt, fake.limited_count - limited
                 routes = Counter(
                     re.sub(r"/[0-9]{6,}|/[A-Za-z0-9_-]{60,}", "/…", line)
@@ -373,9 +399,19 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         if line.startswith("SLOW "):
             slow = json.loads(line[5:])
     print("  requests by route (the last ones):", dict(routes.most_common(8)))
-    errors = [line for line in stderr if "Traceback" in line or " ERROR " in line]
+    for line in stderr:
+        if "closing: " in line:
+            print("  the bot at exit:", line.rpartition("closing: ")[2].strip())
+    errors = [n for n, line in enumerate(stderr) if "Traceback" in line or " ERROR " in line]
     if errors:
-        print("bot errors:", *errors[:5], sep="\n  ")
+        first = errors[0]
+        print(
+            "bot errors:",
+            len(errors),
+            "; the first:",
+            *stderr[max(0, first - 12) : first + 40],
+            sep="\n  ",
+        )
     waits = sorted(w * 1000 for t in rows for w in t.waits)
     total = len(waits)
     return Result(
@@ -387,6 +423,7 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         p99_ms=waits[min(total - 1, int(0.99 * total))],
         max_ms=waits[-1],
         cpu_ms_per_move=cpu * 1000 / total,
+        loop_cpu_ms_per_move=loop_cpu * 1000 / total,
         exempt_per_move=exempt / total,
         limited_per_move=limited / total,
         rss_mb=rss,
@@ -402,7 +439,8 @@ def show(result: Result) -> None:
         f"{result.tables} tables, {result.moves} moves ({pace}): "
         f"{result.moves_per_second:.0f} moves/s; click to answer p50 {result.p50_ms:.1f} ms, "
         f"p99 {result.p99_ms:.1f} ms, max {result.max_ms:.1f} ms; bot CPU "
-        f"{result.cpu_ms_per_move:.2f} ms/move; requests per move {result.exempt_per_move:.2f} "
+        f"{result.cpu_ms_per_move:.2f} ms/move ({result.loop_cpu_ms_per_move:.2f} on the loop's "
+        f"thread); requests per move {result.exempt_per_move:.2f} "
         f"exempt + {result.limited_per_move:.2f} rate-limited; bot RSS {result.rss_mb:.0f} MB"
         + (f"; {result.unanswered} clicks NOT answered within 3 s" if result.unanswered else "")
     )

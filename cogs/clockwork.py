@@ -3,14 +3,18 @@
 Deadlines live in the database (see :mod:`storage.clock`); this only asks the store what is due
 and tells people what happened. A timeout goes through the same transaction and ply check as a
 click (:meth:`storage.Store.time_out`), so a click and a timeout at the same instant apply
-exactly once, also across processes. At start-up every deadline is shifted by the time the bot
-was down, so nobody loses on time because the bot was offline. Tests call :meth:`sweep`
-directly after moving their clock; nothing here reads the wall clock.
+exactly once, also across processes. A process serving some of Discord's shards
+(``SHARD_IDS``) sweeps only the tables of its own servers, and only the one serving shard 0
+(where DMs arrive) sends the daily digests, so no notice is told twice. At start-up every
+deadline is shifted by the time the bot was down, so nobody loses on time because the bot was
+offline. Tests call :meth:`sweep` directly after moving their clock; nothing here reads the wall
+clock.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -21,9 +25,11 @@ from cogs.hall import USER_MENTIONS, jump_url, mention
 from cogs.offers import Offers
 from cogs.render import get_renderer
 from storage import Store, TableRecord, Timeout, computers
+from storage.shards import Shards
 
 if TYPE_CHECKING:
     from cogs.hall import Hall
+    from cogs.metrics import Metrics
 
 log = logging.getLogger("siege.clock")
 
@@ -36,10 +42,16 @@ def when(stamp: str) -> str:
 
 
 class Clockwork:
-    def __init__(self, client: discord.Client, hall: Hall, store: Store) -> None:
+    def __init__(
+        self, client: discord.Client, hall: Hall, store: Store, shards: Shards | None = None
+    ) -> None:
         self.client = client
         self.hall = hall
         self.store = store
+        #: The shards this process serves (``None``: every one, in one process).
+        self.shards = shards
+        #: Where the sweeper's lateness is measured (set by the bot when metrics are on).
+        self.metrics: Metrics | None = None
         self.loop = tasks.loop(seconds=SWEEP_EVERY.total_seconds())(self.sweep)
 
     async def start(self) -> None:
@@ -52,12 +64,28 @@ class Clockwork:
     def stop(self) -> None:
         self.loop.cancel()
 
+    async def _deadline(self, table_id: int) -> str | None:
+        """A due table's deadline, read before the timeout moves it (for the metrics)."""
+        try:
+            table = await self.store.get_table(table_id)
+        except Exception:
+            return None  # the timeout itself reports an unreadable table
+        return table.deadline if table is not None else None
+
+    def _late(self, kind: str, due_at: str | None) -> None:
+        """Tell the metrics how late the sweeper acted on an item due at ``due_at``."""
+        if self.metrics is not None and due_at is not None:
+            late = self.store.now() - datetime.fromisoformat(due_at)
+            self.metrics.swept_late(kind, late.total_seconds())
+
     async def sweep(self) -> int:
         """Act on every missed deadline, due reminder and expired offer; returns how many were
         handled."""
+        started = time.perf_counter()  # a duration for the metrics, not the time of day
         await self.store.heartbeat()
         handled = 0
-        for table_id, ply in await self.store.due():
+        for table_id, ply in await self.store.due(shards=self.shards):
+            due_at = await self._deadline(table_id) if self.metrics is not None else None
             try:
                 outcome = await self.store.time_out(table_id, ply)
             except Exception:
@@ -65,8 +93,9 @@ class Clockwork:
                 continue
             if outcome is not None:
                 handled += 1
+                self._late("deadline", due_at)
                 await self.announce(outcome)
-        for table in await self.store.reminders_due():
+        for table in await self.store.reminders_due(shards=self.shards):
             seat = table.engine.to_act(table.running_state())
             if seat is None:
                 continue
@@ -75,16 +104,21 @@ class Clockwork:
                 continue  # quiet hours delay the reminder (a later sweep sends it)
             if await self.store.mark_reminded(table.id, table.ply):
                 handled += 1
+                self._late("reminder", table.remind_at)
                 await self.remind(table)
-        for offer in await self.store.expire_offers():
+        for offer in await self.store.expire_offers(shards=self.shards):
             handled += 1
+            self._late("offer", offer.expires_at)
             await Offers(self.hall).expired(offer)
-        for user_id in await self.store.digests_due():
+        digests = self.shards is None or self.shards.has_dms
+        for user_id in await self.store.digests_due() if digests else []:
             if await self.store.digest_sent(user_id):
                 handled += 1
                 await self.digest(user_id)
         if self.hall.computers is not None:  # a computer turn a restart interrupted
             handled += await self.hall.computers.resume()
+        if self.metrics is not None:
+            self.metrics.swept(time.perf_counter() - started)
         return handled
 
     async def digest(self, user_id: int) -> None:

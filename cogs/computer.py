@@ -3,7 +3,8 @@ moves through the same per-action transaction as a click (``Store.act``).
 
 A computer is given its seat's view only (:func:`engine.ai.choose`), never the state. Its turn is
 taken as soon as the previous change is committed (:meth:`Computers.poke`); the clockwork's sweep
-calls :meth:`Computers.resume` too, so a turn interrupted by a restart is taken again.
+calls :meth:`Computers.resume` too, so a turn interrupted by a restart is taken again (by the
+process serving the table's server, when processes share Discord's shards).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from engine import ai
 from engine.rules import Action, RuleError
 from storage import StaleAction, Store, TableError, TableRecord, computers
+from storage.shards import Shards
 
 if TYPE_CHECKING:
     from cogs.hall import Hall
@@ -76,10 +78,18 @@ def default_executor() -> Executor:
 class Computers:
     """Takes the turns of the computer seats of every table."""
 
-    def __init__(self, hall: Hall, store: Store, executor: Executor | None = None) -> None:
+    def __init__(
+        self,
+        hall: Hall,
+        store: Store,
+        executor: Executor | None = None,
+        shards: Shards | None = None,
+    ) -> None:
         self.hall = hall
         self.store = store
         self._executor = executor
+        #: The shards this process serves (``None``: every one): it resumes their tables only.
+        self.shards = shards
         self._tasks: dict[int, asyncio.Task[None]] = {}
 
     @property
@@ -101,8 +111,9 @@ class Computers:
         self._tasks[table.id] = asyncio.create_task(self._play(table.id))
 
     async def resume(self) -> int:
-        """Every table waiting for a computer (after a restart): returns how many were poked."""
-        waiting = await self.store.computer_turns()
+        """Every table of this process's servers waiting for a computer (after a restart):
+        returns how many were poked."""
+        waiting = await self.store.computer_turns(shards=self.shards)
         for table in waiting:
             self.poke(table)
         return len(waiting)

@@ -34,6 +34,9 @@ log = logging.getLogger("siege.delivery")
 TOKEN_LIFETIME = 14 * 60.0
 MAX_SHOWN = 100_000  # message fingerprints kept (about 100 bytes each)
 MAX_HANDLES = 50_000  # interactions kept (one per message they reach)
+UNKNOWN_MESSAGE_CODE = 10008
+#: The answer to a click on a message deleted meanwhile (a panel just replaced by a fresh one).
+REPLACED = "Done. That message was just replaced by a newer one: use the newest."
 
 
 def fingerprint(kwargs: dict[str, Any], image: tuple[str, bytes] | None) -> str:
@@ -73,7 +76,7 @@ class Delivery:
         self._in_dms: OrderedDict[int, Handle] = OrderedDict()  # by user: their latest DM click
         #: Requests sent, by kind, for the benchmarks: edits and deletes through a webhook
         #: (exempt) and through the channel route (rate-limited), and edits not sent at all.
-        self.counts = {"webhook": 0, "route": 0, "unchanged": 0}
+        self.counts = {"webhook": 0, "route": 0, "unchanged": 0, "replaced": 0}
 
     # -- what is shown ---------------------------------------------------------------------
 
@@ -151,15 +154,31 @@ class Delivery:
         interaction: discord.Interaction[Any],
         kwargs: dict[str, Any],
         image: tuple[str, bytes] | None,
-    ) -> None:
-        """Answer a click by editing the clicked message (an exempt interaction response)."""
-        await interaction.response.edit_message(**kwargs)
+        gone: str = REPLACED,
+    ) -> bool:
+        """Answer a click by editing the clicked message (an exempt interaction response).
+
+        The clicked message may have been deleted while the click was on its way: a DM panel is
+        replaced by a fresh one when its player's turn begins, and a quick player can click the
+        old one in that moment. The click is then answered privately with ``gone`` (what was
+        done and where to look) instead of failing, and False returned."""
+        try:
+            await interaction.response.edit_message(**kwargs)
+        except discord.NotFound as exc:
+            if exc.code != UNKNOWN_MESSAGE_CODE or interaction.response.is_done():
+                raise
+            self.counts["replaced"] += 1
+            if interaction.message is not None:
+                self.forget(interaction.message.id)
+            await interaction.response.send_message(gone, ephemeral=True)
+            return False
         message = interaction.message
         if message is not None:
             self.shown(message.id, fingerprint(kwargs, image))
             self.reach(message.id, interaction)
         if interaction.guild_id is None:
             self.clicked_in_dms(interaction.user.id, interaction)
+        return True
 
     async def edit(
         self,

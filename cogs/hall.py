@@ -45,6 +45,7 @@ from storage import (
 
 if TYPE_CHECKING:
     from cogs.computer import Computers
+    from cogs.metrics import Metrics
 
 #: Games whose table offers "What would the computer do?" (the solo game; in the others the
 #: computer is an opponent instead).
@@ -59,6 +60,12 @@ SINCE_SCAN = 40
 HANDS_KEPT = 4096  # (table, ply) hands before a seat's action, for the new-card marks
 SINCE_LINES = 4
 RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
+#: Answers to a click whose message was deleted on the way (see ``Delivery.answer_by_edit``).
+PANEL_REPLACED = (
+    "Your move counted. Your panel was just replaced by a newer one: use the newest message."
+)
+STAGE_REPLACED = "That panel was just replaced by a newer one: use the newest message."
+TABLE_GONE = "Your move counted. The table message was gone, so it is posted again."
 APOLOGY = "Sorry, something went wrong on our side. The table is safe; try again in a moment."
 LOBBY_DONE = {
     "cpu-easy": "A computer took a seat",
@@ -149,6 +156,8 @@ class Hall:
         self._rules: dict[str, str] = {}
         #: Takes the computer seats' turns (set by the bot; None: no computer ever moves).
         self.computers: Computers | None = None
+        #: Counts the moves (set by the bot when ``METRICS_PORT`` is set).
+        self.metrics: Metrics | None = None
         #: One flow at a time draws and sends a table's message, and one its panels: with the
         #: pictures drawn in a thread, two flows at once could otherwise send in the wrong
         #: order and leave an older position showing. Each re-reads the newest table inside.
@@ -158,8 +167,21 @@ class Hall:
         #: new-card marks compare with. Filled when the seat acts; a miss replays the log.
         self._hands_before: OrderedDict[tuple[int, int], list[Any]] = OrderedDict()
 
+    def summary(self) -> str:
+        """What this hall has sent and drawn since it started, in one line (logged at close)."""
+        counts = self.delivery.counts
+        return (
+            f"pictures drawn {self.pictures.drawn}, reused {self.pictures.reused}; requests "
+            f"through a click's webhook {counts['webhook']}, through the channel routes "
+            f"{counts['route']}; edits left out as unchanged {counts['unchanged']}; clicks on a "
+            f"message replaced meanwhile {counts['replaced']}"
+        )
+
     def committed(self, table: TableRecord) -> None:
-        """After any committed change to ``table``: a computer whose turn it is now moves."""
+        """After any committed change to ``table``: it is counted, and a computer whose turn it
+        is now moves."""
+        if self.metrics is not None:
+            self.metrics.committed(table)
         if self.computers is not None:
             self.computers.poke(table)
 
@@ -562,6 +584,18 @@ class Hall:
         await self.store.set_message(table.id, message.id)
         return True
 
+    async def _still_shown(self, rendered: TableRecord, parts: Parts) -> bool:
+        """Whether the table message still shows ``parts``, drawn from ``rendered``, and that is
+        still the newest position (once any flow drawing this table meanwhile has finished)."""
+        async with self._lock(self._table_locks, rendered.id):
+            current = await self.store.get_table(rendered.id)
+        return (
+            current is not None
+            and current.version == rendered.version
+            and current.message_id is not None
+            and self.delivery.is_shown(current.message_id, parts.fingerprint())
+        )
+
     async def channel_gone(self, channel_id: int) -> None:
         """A table's channel was deleted: its open table is closed, since nobody can see it."""
         closed = await self.store.close_channel(channel_id)
@@ -576,7 +610,6 @@ class Hall:
         self,
         table: TableRecord,
         *,
-        skip_message: int | None = None,
         notify: int | None = None,
     ) -> None:
         """Send or edit each seated player's DM panel (those who have DMs on). The player
@@ -586,15 +619,18 @@ class Hall:
 
         One table's panels are refreshed by one flow at a time: two flows at once (two quick
         clicks, a computer's move) would both find no stored panel, or the same old one, and
-        leave a player two panels."""
+        leave a player two panels. A flow that finds a later move already made leaves the
+        panels to that move's flow, whose ``notify`` is the one that counts: drawing them here
+        would show a player their turn in a panel that flow is about to replace."""
         async with self._lock(self._panel_locks, table.id):
-            table = await self.store.get_table(table.id) or table  # the newest position
+            newest = await self.store.get_table(table.id) or table
+            if newest.ply > table.ply:
+                return
+            table = newest
             for user_id in dict.fromkeys(table.seats):
                 if computers.is_computer(user_id) or await self.store.dm_mode(user_id) != "on":
                     continue
                 stored = await self.store.dm_panel(table.id, user_id)
-                if stored is not None and stored[1] == skip_message:
-                    continue
                 await self._send_panel(table, user_id, stored, fresh=user_id == notify)
             self._release_locks(table)
 
@@ -859,11 +895,12 @@ class Hall:
                 raise TableError("You are not playing at this table.")
             if ply != table.ply:
                 raise StaleAction("That menu is out of date: the game has moved on.")
-            async with self._lock(self._panel_locks, table.id):
-                parts = await self.panel_parts(
-                    table, interaction.user.id, for_dm=interaction.guild_id is None, stage=stage
-                )
-                await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
+            parts = await self.panel_parts(
+                table, interaction.user.id, for_dm=interaction.guild_id is None, stage=stage
+            )
+            await self.delivery.answer_by_edit(
+                interaction, parts.edit_kwargs(), parts.image, gone=STAGE_REPLACED
+            )
 
         await self.guarded(interaction, flow)
 
@@ -882,23 +919,31 @@ class Hall:
         message = interaction.message
         notify = self.turn_passed_to(table, interaction.user.id)
         from_table = message is not None and message.id == table.message_id
+        # The click is answered first, without waiting for any other flow (an answer must come
+        # within 3 seconds, and another flow may be waiting out a rate limit); whatever a
+        # concurrent flow sent meanwhile is then put right under the table's lock.
+        newest = await self.store.get_table(table.id) or table
         if from_table:
-            async with self._lock(self._table_locks, table.id):
-                newest = await self.store.get_table(table.id) or table
-                parts = await self.table_parts(newest)
-                await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
+            parts = await self.table_parts(newest)
+            shown = await self.delivery.answer_by_edit(
+                interaction, parts.edit_kwargs(), parts.image, gone=TABLE_GONE
+            )
+            current = shown and await self._still_shown(newest, parts)
+            if not current and not await self.refresh_table(table):  # posted again if deleted
+                return
             await self.refresh_panels(table, notify=notify)
         else:
-            async with self._lock(self._panel_locks, table.id):
-                newest = await self.store.get_table(table.id) or table
-                parts = await self.panel_parts(
-                    newest, interaction.user.id, for_dm=interaction.guild_id is None
-                )
-                await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
+            parts = await self.panel_parts(
+                newest, interaction.user.id, for_dm=interaction.guild_id is None
+            )
+            await self.delivery.answer_by_edit(
+                interaction, parts.edit_kwargs(), parts.image, gone=PANEL_REPLACED
+            )
             if not await self.refresh_table(table):
                 return
-            skip = message.id if message else None
-            await self.refresh_panels(table, skip_message=skip, notify=notify)
+            # The clicked panel is refreshed too: unchanged since the answer, it costs nothing;
+            # painted over by a flow that was slower to send, it is put right.
+            await self.refresh_panels(table, notify=notify)
         if notify is not None or table.status != "running":
             await self.turn_ping(table, notify, interaction)
         await self.announce_end(table)

@@ -34,7 +34,8 @@ class Pictures:
         self.kept = kept
         self._done: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self._drawing: dict[tuple[str, str], asyncio.Future[Any]] = {}
-        self.drawn = 0  # pictures actually drawn (the rest came from the cache)
+        self.drawn = 0  # pictures actually drawn
+        self.reused = 0  # pictures served from the cache or from a drawing under way
 
     async def render(self, game: str, draw: Callable[..., T], *args: Any) -> T:
         """``draw(*args)`` in a worker thread, or the picture it drew before for the same
@@ -42,10 +43,12 @@ class Pictures:
         key = picture_key(game, args)
         if key in self._done:
             self._done.move_to_end(key)
+            self.reused += 1
             kept: T = self._done[key]
             return kept
         pending = self._drawing.get(key)
         if pending is not None:
+            self.reused += 1
             shared: T = await asyncio.shield(pending)
             return shared
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()

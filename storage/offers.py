@@ -21,6 +21,8 @@ from engine.rules import JSON
 from storage import clock
 from storage import store as tables
 from storage.database import Connection
+from storage.shards import Shards
+from storage.shards import condition as shard_condition
 
 OFFER_WAIT = timedelta(hours=24)
 Kind = Literal["challenge", "rematch"]
@@ -184,13 +186,17 @@ def answer(
     return _start_if_agreed(conn, _require(conn, offer.id), moment, seed)
 
 
-def expire(conn: Connection, moment: datetime, limit: int) -> list[OfferRecord]:
-    """Close every open offer whose time is up; returns them as closed."""
+def expire(
+    conn: Connection, moment: datetime, limit: int, shards: Shards | None = None
+) -> list[OfferRecord]:
+    """Close every open offer whose time is up (with ``shards``: made in a server on one of
+    those shards); returns them as closed."""
     now = clock.stamp(moment)
+    mine, params = shard_condition(shards)
     rows = conn.execute(
-        "SELECT id FROM offers WHERE status = 'open' AND expires_at <= ?"
+        f"SELECT id FROM offers WHERE status = 'open' AND expires_at <= ?{mine}"
         " ORDER BY expires_at LIMIT ?",
-        (now, limit),
+        (now, *params, limit),
     ).fetchall()
     ids = [int(row[0]) for row in rows]
     conn.executemany(

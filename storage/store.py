@@ -53,6 +53,8 @@ from storage.database import (
 )
 from storage.postgres import PgDatabase, is_url
 from storage.results import ALL_TIME, GameResult, Standing
+from storage.shards import Shards
+from storage.shards import condition as shard_condition
 
 DmMode = Literal["on", "off", "closed"]
 Seating = Literal["join", "random", "host_first", "host_second"]
@@ -313,6 +315,20 @@ class Store:
 
         return await self._db.read(run)
 
+    async def count_open_tables(self) -> dict[str, int]:
+        """How many tables are open, by status: ``{"lobby": n, "running": m}`` (for metrics)."""
+
+        def run(conn: Connection) -> dict[str, int]:
+            rows = conn.execute(
+                "SELECT status, COUNT(*) FROM tables WHERE status IN ('lobby', 'running')"
+                " GROUP BY status"
+            ).fetchall()
+            counts = {"lobby": 0, "running": 0}
+            counts.update({str(status): int(count) for status, count in rows})
+            return counts
+
+        return await self._db.read(run)
+
     async def turns_of(self, user_id: int) -> list[TableRecord]:
         """Running tables, in every server, where it is this user's turn: the most urgent
         deadline first, tables without a clock last."""
@@ -469,14 +485,19 @@ class Store:
 
         return await self._write(run)
 
-    async def computer_turns(self, limit: int = 100) -> list[TableRecord]:
-        """Running tables whose seat to act is a computer (after a restart, or a missed move)."""
+    async def computer_turns(
+        self, limit: int = 100, *, shards: Shards | None = None
+    ) -> list[TableRecord]:
+        """Running tables whose seat to act is a computer (after a restart, or a missed move);
+        with ``shards``, only those of the servers on those shards."""
+        mine, params = shard_condition(shards, "t.guild_id")
 
         def run(conn: Connection) -> list[TableRecord]:
             rows = conn.execute(
                 "SELECT t.id FROM tables t WHERE t.status = 'running' AND EXISTS"
                 " (SELECT 1 FROM seats s WHERE s.table_id = t.id AND s.user_id < 0)"
-                " ORDER BY t.updated_at, t.id"
+                f"{mine} ORDER BY t.updated_at, t.id",
+                params,
             ).fetchall()
             waiting: list[TableRecord] = []
             for (table_id,) in rows:
@@ -594,29 +615,35 @@ class Store:
 
     # -- clocks: deadlines, reminders and the AFK ladder ----------------------------------------
 
-    async def due(self, limit: int = 100) -> list[tuple[int, int]]:
-        """Open tables whose deadline has passed, oldest first: ``(table id, ply)``."""
+    async def due(self, limit: int = 100, *, shards: Shards | None = None) -> list[tuple[int, int]]:
+        """Open tables whose deadline has passed, oldest first: ``(table id, ply)``; with
+        ``shards``, only those of the servers on those shards."""
         now = self._now()
+        mine, params = shard_condition(shards)
 
         def run(conn: Connection) -> list[tuple[int, int]]:
             rows = conn.execute(
                 "SELECT id, ply FROM tables WHERE deadline IS NOT NULL AND deadline <= ?"
-                " ORDER BY deadline LIMIT ?",
-                (now, limit),
+                f"{mine} ORDER BY deadline LIMIT ?",
+                (now, *params, limit),
             ).fetchall()
             return [(int(tid), int(ply)) for tid, ply in rows]
 
         return await self._db.read(run)
 
-    async def reminders_due(self, limit: int = 100) -> list[TableRecord]:
-        """Running tables whose seat to act has used 80 % of its time and was not reminded."""
+    async def reminders_due(
+        self, limit: int = 100, *, shards: Shards | None = None
+    ) -> list[TableRecord]:
+        """Running tables whose seat to act has used 80 % of its time and was not reminded;
+        with ``shards``, only those of the servers on those shards."""
         now = self._now()
+        mine, params = shard_condition(shards)
 
         def run(conn: Connection) -> list[TableRecord]:
             rows = conn.execute(
                 "SELECT id FROM tables WHERE remind_at IS NOT NULL AND remind_at <= ?"
-                " AND status = 'running' ORDER BY remind_at LIMIT ?",
-                (now, limit),
+                f" AND status = 'running'{mine} ORDER BY remind_at LIMIT ?",
+                (now, *params, limit),
             ).fetchall()
             found = []
             for (table_id,) in rows:
@@ -768,10 +795,13 @@ class Store:
         """Remember the message that carries an offer's Accept / Decline buttons."""
         await self._write(lambda conn: offers.set_message(conn, offer_id, channel_id, message_id))
 
-    async def expire_offers(self, limit: int = 100) -> list[offers.OfferRecord]:
-        """Close the open offers whose time is up (the sweeper's); returns them."""
+    async def expire_offers(
+        self, limit: int = 100, *, shards: Shards | None = None
+    ) -> list[offers.OfferRecord]:
+        """Close the open offers whose time is up (the sweeper's); returns them. With
+        ``shards``, only the offers made in the servers on those shards."""
         moment = self._moment()
-        return await self._write(lambda conn: offers.expire(conn, moment, limit))
+        return await self._write(lambda conn: offers.expire(conn, moment, limit, shards))
 
     # -- the daily challenge (Siege at Kurth) ----------------------------------------------------
 

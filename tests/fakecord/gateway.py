@@ -5,7 +5,7 @@ are fine even though it connects with ``compress=zlib-stream``):
 
 * on connect: HELLO (op 10);
 * IDENTIFY (op 2) → READY (guilds unavailable, ``resume_gateway_url`` = this server) then one
-  GUILD_CREATE per guild;
+  GUILD_CREATE per guild (of the session's shard: see below);
 * HEARTBEAT (op 1) → HEARTBEAT_ACK (op 11);
 * RESUME (op 6) → missed events replayed with their original sequence numbers, then RESUMED; an
   unknown or closed session gets INVALID_SESSION (op 9, ``d=false``);
@@ -13,6 +13,12 @@ are fine even though it connects with ``compress=zlib-stream``):
 
 Each session buffers its dispatches so a resumed client gets what it missed while disconnected.
 Dispatches go to the *active* session: the one most recently identified or resumed.
+
+Shards: an IDENTIFY with ``shard: [id, count]`` makes a session of that shard (without one: shard
+0 of 1, every guild). As on Discord, a guild's events (GUILD_CREATE, its channels, messages and
+interactions) go only to the active session of shard ``(guild_id >> 22) % count``; direct
+messages and DM interactions go to shard 0. Several processes can so serve one application, one
+shard each (see :meth:`Gateway.session_for`).
 """
 
 from __future__ import annotations
@@ -107,9 +113,11 @@ class GatewayConnection:
 class GatewaySession:
     """A gateway session: survives disconnects until the client closes it or it is invalidated."""
 
-    def __init__(self, session_id: str, intents: int) -> None:
+    def __init__(self, session_id: str, intents: int, shard: tuple[int, int] = (0, 1)) -> None:
         self.id = session_id
         self.intents = intents
+        #: ``(shard id, shard count)`` from IDENTIFY; ``(0, 1)``: every guild.
+        self.shard = shard
         self.seq = 0
         self.buffer: collections.deque[tuple[int, str]] = collections.deque(maxlen=BUFFER_LIMIT)
         self.connection: GatewayConnection | None = None
@@ -131,6 +139,26 @@ class GatewaySession:
     def has_intent(self, intent: int) -> bool:
         return bool(self.intents & intent)
 
+    def serves(self, guild_id: int | None) -> bool:
+        """Whether Discord sends this guild's events (``None``: DMs) on this session's shard."""
+        shard_id, count = self.shard
+        return shard_of(guild_id, count) == shard_id
+
+
+def shard_of(guild_id: int | None, count: int) -> int:
+    """The shard a guild's events come on (Discord: ``(guild_id >> 22) % num_shards``); DMs
+    come on shard 0."""
+    return 0 if guild_id is None else (guild_id >> 22) % count
+
+
+def guild_of(event: str, data: Any) -> int | None:
+    """The guild a dispatch belongs to (``None``: none, as for DMs)."""
+    if not isinstance(data, dict):
+        return None
+    key = "id" if event in ("GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE") else "guild_id"
+    value = data.get(key)
+    return int(value) if value is not None else None
+
 
 class Gateway:
     """Sessions and websocket handling for one fake Discord."""
@@ -139,6 +167,8 @@ class Gateway:
         self.fake = fake
         self.sessions: dict[str, GatewaySession] = {}
         self.active: GatewaySession | None = None
+        #: The active session of each shard id (the one most recently identified or resumed).
+        self.shards: dict[int, GatewaySession] = {}
         self.connections: set[GatewayConnection] = set()
         self.identify_count = 0
         self.resume_count = 0
@@ -156,10 +186,22 @@ class Gateway:
 
     # -- dispatching ------------------------------------------------------------------------
 
+    def session_for(self, guild_id: int | None) -> GatewaySession | None:
+        """The active session that gets ``guild_id``'s events (``None``: DMs): the one of its
+        shard. Unsharded, that is the active session, whatever the guild."""
+        active = self.active
+        if active is not None and not active.closed and active.serves(guild_id):
+            return active
+        for session in self.shards.values():
+            if not session.closed and session.serves(guild_id):
+                return session
+        return None
+
     def dispatch(self, event: str, data: Any, *, intent: int | None = None) -> bool:
-        """Sends (or buffers, while disconnected) an event on the active session."""
-        session = self.active
-        if session is None or session.closed:
+        """Sends (or buffers, while disconnected) an event on the active session of the shard
+        of the event's guild."""
+        session = self.session_for(guild_of(event, data))
+        if session is None:
             return False
         if intent is not None and not session.has_intent(intent):
             return False
@@ -235,6 +277,8 @@ class Gateway:
                     session.closed = True
                     if self.active is session:
                         self.active = None
+                    if self.shards.get(session.shard[0]) is session:
+                        del self.shards[session.shard[0]]
             self.connections.discard(connection)
             await connection.stop()
         return ws
@@ -270,14 +314,28 @@ class Gateway:
             self.fake.violation(
                 "gateway: IDENTIFY without the GUILDS intent; discord.py needs it for its cache"
             )
-        session = GatewaySession(secrets.token_hex(16), intents)
+        shard = data.get("shard", [0, 1])
+        valid = (
+            isinstance(shard, list)
+            and len(shard) == 2
+            and all(isinstance(n, int) for n in shard)
+            and 0 <= shard[0] < shard[1]
+        )
+        if not valid:
+            # Discord closes such a connection with 4010 (Invalid shard).
+            self.fake.violation(f"gateway: IDENTIFY with an invalid shard {shard!r}")
+            shard = [0, 1]
+        session = GatewaySession(secrets.token_hex(16), intents, (shard[0], shard[1]))
         self.sessions[session.id] = session
         session.connection = connection
         connection.session = session
         self.active = session
+        self.shards[session.shard[0]] = session
         self.identify_count += 1
         session.dispatch("READY", self.fake.ready_payload(session))
         for guild in list(self.fake.guilds.values()):
+            if not session.serves(guild.id):
+                continue
             session.dispatch(
                 "GUILD_CREATE",
                 guild.create_payload(include_all_members=session.has_intent(INTENT_GUILD_MEMBERS)),
@@ -306,6 +364,7 @@ class Gateway:
             if frame_seq > seq:
                 connection.send(frame)
         self.active = session
+        self.shards[session.shard[0]] = session
         self.resume_count += 1
         session.dispatch("RESUMED", {"_trace": ["fakecord"]})
         self._attached()

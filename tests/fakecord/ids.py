@@ -26,6 +26,16 @@ class SnowflakeFactory:
         self._last = max(self._last + 1, candidate)
         return self._last
 
+    def next_on_shard(self, shard_id: int, count: int) -> int:
+        """The next snowflake of a guild on shard ``shard_id`` of ``count`` (Discord:
+        ``(guild_id >> 22) % count``): its millisecond moves on (at most ``count - 1`` ms
+        ahead of the clock) until it falls on that shard."""
+        candidate = self.next()
+        while (candidate >> 22) % count != shard_id:
+            candidate = ((candidate >> 22) + 1) << 22
+        self._last = candidate
+        return candidate
+
 
 def snowflake_datetime(snowflake: int) -> datetime.datetime:
     """The creation time encoded in ``snowflake``."""

@@ -105,6 +105,9 @@ class InteractionRecord:
     modal: JSONDict | None = None
     modal_submitted: bool = False
     timer: asyncio.TimerHandle | None = None
+    #: The gateway session it was dispatched on, and that session's ``(shard id, count)``.
+    session_id: str | None = None
+    shard: tuple[int, int] | None = None
 
     @property
     def finished(self) -> bool:

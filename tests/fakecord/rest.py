@@ -340,7 +340,7 @@ class RestApi:
             200,
             {
                 "url": self.fake.ws_url,
-                "shards": 1,
+                "shards": self.fake.recommended_shards,
                 "session_start_limit": {
                     "total": 1000,
                     "remaining": 999,

@@ -44,6 +44,7 @@ from .gateway import (
     INTENT_GUILD_MESSAGES,
     Gateway,
     GatewaySession,
+    guild_of,
 )
 from .ids import SnowflakeFactory, iso_now
 from .interactions import APPLICATION_COMMAND, MESSAGE_COMPONENT, Actions, InteractionRecord
@@ -196,6 +197,9 @@ class FakeDiscord:
         self.settle_timeout = settle_timeout
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.capture_library_errors = capture_library_errors
+        #: The ``shards`` ``GET /gateway/bot`` recommends (what an ``AutoShardedClient`` without
+        #: a ``shard_count`` opens).
+        self.recommended_shards = 1
 
         self.users: dict[int, FakeUser] = {
             self.bot_user.id: self.bot_user,
@@ -340,15 +344,22 @@ class FakeDiscord:
         return user
 
     def add_guild(
-        self, name: str, *, owner: FakeUser | None = None, system_channel: str | None = None
+        self,
+        name: str,
+        *,
+        owner: FakeUser | None = None,
+        system_channel: str | None = None,
+        shard: tuple[int, int] | None = None,
     ) -> FakeGuild:
         """A guild with the bot in it (with a managed role holding ``bot_permissions``).
 
         The owner has every permission; by default it is a user who is not a member. With
         ``system_channel``, a text channel of that name exists from the start and is the
-        guild's system channel (where Discord posts joins, and a bot may greet)."""
+        guild's system channel (where Discord posts joins, and a bot may greet). With
+        ``shard=(id, count)``, the guild's id puts it on that shard of ``count``."""
         owner_id = owner.id if owner is not None else self.ids.next()
-        guild = FakeGuild(self, id=self.ids.next(), name=name, owner_id=owner_id)
+        guild_id = self.ids.next() if shard is None else self.ids.next_on_shard(*shard)
+        guild = FakeGuild(self, id=guild_id, name=name, owner_id=owner_id)
         self.guilds[guild.id] = guild
         bot_role = FakeRole(
             id=self.ids.next(),
@@ -518,8 +529,11 @@ class FakeDiscord:
         return {
             "v": 10,
             "user": self.bot_self_payload(),
-            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+            "guilds": [
+                {"id": str(g), "unavailable": True} for g in self.guilds if session.serves(g)
+            ],
             "session_id": session.id,
+            **({"shard": list(session.shard)} if session.shard != (0, 1) else {}),
             "session_type": "normal",
             "resume_gateway_url": self.ws_url,
             "application": {"id": str(self.application_id), "flags": APPLICATION_FLAGS},
@@ -558,11 +572,13 @@ class FakeDiscord:
         self._activity_seq += 1
 
     def dispatch_interaction(self, record: InteractionRecord) -> None:
-        session = self.gateway.active
-        if session is None or session.closed:
+        session = self.gateway.session_for(guild_of("INTERACTION_CREATE", record.payload))
+        if session is None:
             raise NotConnected(f"cannot dispatch {record.description}: no bot is connected")
         loop = asyncio.get_running_loop()
         record.dispatched_at = loop.time()
+        record.session_id = session.id
+        record.shard = session.shard
         self.interactions[record.id] = record
         self._by_token[record.token] = record
         self._unfinished.add(record.id)
