@@ -32,8 +32,9 @@ lint: install-dev
 typecheck: install-dev
 	$(BIN)/mypy
 
+# One worker per core: the suite runs the storage and end-to-end tests on SQLite and PostgreSQL.
 pytest: install-dev
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 e2e: install-dev
 	$(BIN)/python -m pytest -m e2e

@@ -192,7 +192,9 @@ class Boards:
             )
             if history:
                 file_name = f"stats-{game}.png"
-                png = rating_chart(f"{title}: rating after each game", history)
+                png = await self.hall.pictures.render(
+                    "stats", rating_chart, f"{title}: rating after each game", history
+                )
                 files.append(discord.File(io.BytesIO(png), filename=file_name))
                 embed.set_image(url=f"attachment://{file_name}")
             embeds.append(embed)

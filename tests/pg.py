@@ -19,14 +19,17 @@ import queue
 import sqlite3
 import threading
 import warnings
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
 import psycopg
+import pytest
 
 from storage import Store
 from storage.postgres import PgConnection, connect, is_url
 
+BACKENDS = ("sqlite", "postgresql")
 EMPTY_TEMPLATE = "siege_empty"
 MIGRATED_TEMPLATE = "siege_migrated"
 
@@ -49,7 +52,7 @@ class PgCluster:
             for name in (EMPTY_TEMPLATE, MIGRATED_TEMPLATE):
                 conn.execute(f"DROP DATABASE IF EXISTS {name}")
                 conn.execute(f"CREATE DATABASE {name} TEMPLATE template0")
-        asyncio.run(_migrate(self.url(MIGRATED_TEMPLATE)))
+        _run_apart(_migrate(self.url(MIGRATED_TEMPLATE)))
         self._ready = {kind: queue.Queue[str](maxsize=2) for kind in (False, True)}
         self._stopping = threading.Event()
         self._makers = [
@@ -96,6 +99,24 @@ class PgCluster:
         self._server.cleanup()
 
 
+def _run_apart(coroutine: Coroutine[Any, Any, None]) -> None:
+    """Run ``coroutine`` to its end in a thread of its own: the cluster may be started from an
+    async fixture, inside a running event loop (the end-to-end tests)."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(coroutine)
+        except BaseException as exc:  # handed to the caller below
+            failed.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+
+
 async def _migrate(url: str) -> None:
     store = await Store.open(url)
     try:
@@ -125,6 +146,12 @@ class RawPg:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def backends_for(metafunc: pytest.Metafunc) -> list[str]:
+    """The backends a test runs on: both, or SQLite alone when it is marked ``sqlite_only``."""
+    only = metafunc.definition.get_closest_marker("sqlite_only")
+    return ["sqlite"] if only is not None else list(BACKENDS)
 
 
 def raw_connect(db: Path | str) -> Any:

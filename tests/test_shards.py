@@ -6,7 +6,6 @@ The end-to-end test with two bot processes is tests/e2e/test_shards_e2e.py.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -15,9 +14,9 @@ import bot
 from storage import Store, computers
 from storage.shards import Shards
 from tests.fakeclock import Clock
-from tests.storage.conftest import backend, db_path, pg_cluster, pytest_generate_tests
+from tests.storage.conftest import backend, clock, db_path, pytest_generate_tests, timed
 
-__all__ = ["backend", "db_path", "pg_cluster", "pytest_generate_tests"]  # fixtures, re-used
+__all__ = ["backend", "clock", "db_path", "pytest_generate_tests", "timed"]  # fixtures, re-used
 
 TOKEN = {"DISCORD_TOKEN": "secret-token"}
 ALICE, BOB = 1, 2
@@ -117,23 +116,11 @@ async def test_with_shard_settings_the_bot_is_auto_sharded(
 # -- the store's shard filters ---------------------------------------------------------------
 
 
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-async def store(db_path: Path, clock: Clock) -> AsyncIterator[Store]:
-    store = await Store.open(db_path, clock=clock)
-    await store.migrate()
-    yield store
-    await store.close()
-
-
-async def test_each_process_sweeps_only_its_own_servers(store: Store, clock: Clock) -> None:
+async def test_each_process_sweeps_only_its_own_servers(timed: Store, clock: Clock) -> None:
     """Deadlines, reminders, offers and computer turns, each in a server of shard 0, one of
     shard 1 and none (a DM-only table is shard 0's): each process picks only its own, and a
     process serving every shard (or unsharded) picks all, as before."""
+    store = timed
     everywhere = (EVEN, ODD, None)
     tables = {}
     for n, guild in enumerate(everywhere):

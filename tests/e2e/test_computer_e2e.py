@@ -33,6 +33,10 @@ async def open_lobby(w: World, command: str, **options: object) -> object:
     return handle.response_message
 
 
+@pytest.mark.sqlite_only(
+    "a whole game of thinking (30 s); the computer's storage path (its seat, its moves, a "
+    "restart) runs on both in the other tests here"
+)
 async def test_a_game_against_the_computer_to_the_end(world: World) -> None:
     w = world
     lobby = await open_lobby(w, "castles-besieged")

@@ -3,14 +3,15 @@ errors, huge hands, and logs that must not learn secrets — through the real bo
 
 from __future__ import annotations
 
+import contextlib
 import logging
-import sqlite3
 
 import pytest
 
 from engine import cards
 from tests.e2e.test_castles_e2e import DEALER_BOB, dm_panel, lay_label, open_game, refusal
 from tests.e2e.world import World, assert_hidden
+from tests.pg import raw_connect
 
 pytestmark = pytest.mark.e2e
 
@@ -48,7 +49,7 @@ async def test_channel_deleted_while_offline_closes_the_table_on_next_move(world
 async def test_corrupt_row_is_refused_politely_and_can_be_closed(world: World) -> None:
     w = world
     table, message = await open_game(w, dealer=DEALER_BOB)
-    with sqlite3.connect(w.db_path) as conn:
+    with contextlib.closing(raw_connect(w.database)) as conn:
         conn.execute("UPDATE tables SET state = '{not json' WHERE id = ?", (table.id,))
     handle = await w.alice.click(message, draw_label(38))
     assert "could not be read" in refusal(handle)
@@ -181,7 +182,7 @@ async def test_a_damaged_log_row_never_reports_a_committed_move_as_failed(world:
     table, message = await open_game(w, dealer=DEALER_BOB)
     await w.alice.click(message, draw_label(38))
     await w.fake.settle()
-    with sqlite3.connect(w.db_path) as conn:
+    with contextlib.closing(raw_connect(w.database)) as conn:
         conn.execute("UPDATE actions SET events = '[{' WHERE table_id = ?", (table.id,))
     users = {w.alice.id: w.alice, w.bob.id: w.bob}
     for expected_ply in (1, 2):

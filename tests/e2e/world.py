@@ -2,8 +2,10 @@
 
 ``world`` is a guild with a channel, three members (Alice and Bob play, Carol watches), a
 moderator with Manage Server, and the bot from ``bot.py`` started against the fake on a fresh
-SQLite file. Tests act only as users would (slash commands, clicks, selects) and read what each
-user sees; the database is read only to know the hidden truth that must not leak.
+database: a SQLite file, or a PostgreSQL database of the session's server (each test runs on
+both; see tests/e2e/conftest.py). Tests act only as users would (slash commands, clicks,
+selects) and read what each user sees; the database is read only to know the hidden truth that
+must not leak.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 import discord
+import pytest
 import pytest_asyncio
 
 import bot as siege_bot
@@ -22,6 +25,7 @@ from engine import cards
 from storage import TableRecord
 from tests.fakecord import FakeDiscord, FakeMessage, start_client, stop_client
 from tests.fakecord.world import FakeChannel, FakeGuild, FakeUser
+from tests.pg import PgCluster
 
 TOKEN_RE = re.compile(r"\b([A2-9TJQK][SHDC])\b")
 
@@ -65,6 +69,11 @@ class World:
         return await self.start_bot()
 
     @property
+    def database(self) -> Path | str:
+        """The bot's database: the PostgreSQL URL, or the SQLite file (for ``raw_connect``)."""
+        return self.database_url if self.database_url is not None else self.db_path
+
+    @property
     def running(self) -> siege_bot.SiegeBot:
         assert self.bot is not None
         return self.bot
@@ -104,8 +113,18 @@ def assert_hidden(text: str, hidden: list[str], where: str) -> None:
     assert not shown, f"{where} shows hidden cards {shown}:\n{text}"
 
 
+@pytest.fixture
+def e2e_backend(request: pytest.FixtureRequest) -> str:
+    """The database the test's bot runs on: ``sqlite`` or ``postgresql`` (every test that takes
+    ``world`` runs on both, unless marked ``sqlite_only``; see tests/e2e/conftest.py)."""
+    name: str = request.param
+    return name
+
+
 @pytest_asyncio.fixture
-async def world(fakecord: FakeDiscord, tmp_path: Path) -> AsyncIterator[World]:
+async def world(
+    fakecord: FakeDiscord, tmp_path: Path, e2e_backend: str, request: pytest.FixtureRequest
+) -> AsyncIterator[World]:
     guild = fakecord.add_guild("Siege Test Server")
     channel = guild.add_text_channel("games")
     users = {}
@@ -124,9 +143,17 @@ async def world(fakecord: FakeDiscord, tmp_path: Path) -> AsyncIterator[World]:
         carol=users["carol"],
         mod=users["mod"],
     )
-    await w.start_bot()
-    yield w
-    await fakecord.settle()
-    for client in w.bots:
-        if not client.is_closed():
-            await stop_client(client)
+    cluster: PgCluster | None = None
+    if e2e_backend == "postgresql":
+        cluster = request.getfixturevalue("pg_cluster")
+        w.database_url = cluster.create()
+    try:
+        await w.start_bot()
+        yield w
+        await fakecord.settle()
+    finally:
+        for client in w.bots:
+            if not client.is_closed():
+                await stop_client(client)
+        if cluster is not None and w.database_url is not None:
+            cluster.drop(w.database_url)

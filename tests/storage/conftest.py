@@ -8,49 +8,25 @@ Every test that takes ``db_path`` (or ``store``) runs twice: on a SQLite file (`
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 from storage import Store
-from tests.pg import PgCluster
-
-BACKENDS = ("sqlite", "postgresql")
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "sqlite_only(reason): a storage test about SQLite files, run on SQLite only"
-    )
+from tests.fakeclock import Clock
+from tests.pg import PgCluster, backends_for
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "backend" in metafunc.fixturenames:
-        only = metafunc.definition.get_closest_marker("sqlite_only")
-        backends = ["sqlite"] if only is not None else list(BACKENDS)
-        metafunc.parametrize("backend", backends, indirect=True)
+        metafunc.parametrize("backend", backends_for(metafunc), indirect=True)
 
 
 @pytest.fixture
 def backend(request: pytest.FixtureRequest) -> str:
     name: str = request.param
     return name
-
-
-@pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[PgCluster]:
-    # Not under pytest's own temporary folder: a pytest session started beside this one (the
-    # checkout is shared) prunes older sessions' folders, server and all.
-    root = Path(tempfile.mkdtemp(prefix="siege-pg-"))
-    cluster = PgCluster(root)
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture
@@ -74,3 +50,18 @@ async def store(db_path: Path | str) -> AsyncIterator[Store]:
     await opened.migrate()
     yield opened
     await opened.close()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    """The hand-moved clock of ``timed``."""
+    return Clock()
+
+
+@pytest.fixture
+async def timed(db_path: Path | str, clock: Clock) -> AsyncIterator[Store]:
+    """A migrated store on ``clock`` (deadlines, reminders, offers)."""
+    store = await Store.open(db_path, clock=clock)
+    await store.migrate()
+    yield store
+    await store.close()

@@ -5,7 +5,6 @@ timeout, and deadlines shifted by the time the bot was down."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -19,19 +18,6 @@ from tests.pg import raw_connect
 
 ALICE, BOB = 1, 2
 DRAW = {"type": "draw"}
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-async def timed(db_path: Path, clock: Clock) -> AsyncIterator[Store]:
-    store = await Store.open(db_path, clock=clock)
-    await store.migrate()
-    yield store
-    await store.close()
 
 
 async def daily_game(store: Store, control: str = "daily:1") -> TableRecord:

@@ -5,8 +5,6 @@ refusals (yourself, a solo game, a busy channel, a stale or foreign answer) say 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -16,19 +14,6 @@ from tests.fakeclock import Clock
 
 ALICE, BOB, CAROL = 1, 2, 3
 CHANNEL = 10
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-async def timed(db_path: Path, clock: Clock) -> AsyncIterator[Store]:
-    store = await Store.open(db_path, clock=clock)
-    await store.migrate()
-    yield store
-    await store.close()
 
 
 async def open_tables(store: Store) -> int:
