@@ -20,16 +20,19 @@ from PIL import Image, ImageDraw
 
 from cogs.render import png
 from cogs.render.base import fit_alt
-from cogs.render.knights_board import load_font
+from cogs.render.knights_board import draw_text, load_font, text_length
 from cogs.render.towers_table import (
+    CARD_BLENDS,
     FELT,
     FELT_DARK,
     GOLD,
+    INK,
     MUTED,
+    PAPER,
     RED,
     SEAT_FILL,
     WHITE,
-    draw_card,
+    paste_card,
 )
 from engine import cards
 from engine.castles import HITS_TO_LOSE
@@ -49,6 +52,15 @@ FOOTER_H = 40
 PIP_EMPTY: RGB = (60, 90, 76)
 
 SIDE_NAMES = ("Player 1", "Player 2")
+
+PALETTE = png.Palette(
+    colours=(FELT, FELT_DARK, PAPER, INK, RED, GOLD, WHITE, MUTED, SEAT_FILL, PIP_EMPTY),
+    blends=(
+        *CARD_BLENDS,
+        *((ink, ground) for ground in (FELT, SEAT_FILL) for ink in (WHITE, GOLD, MUTED)),
+        (FELT_DARK, WHITE),
+    ),
+)
 
 
 def _bands(rows: Sequence[Sequence[str]]) -> int:
@@ -115,23 +127,29 @@ def _seat_band(
         width=4 if acting else 2,
     )
     x, y = MARGIN + 14, top + 8
-    draw.text((x, y), SIDE_NAMES[seat], fill=WHITE, font=load_font(22, bold=True))
+    draw_text(draw, (x, y), SIDE_NAMES[seat], fill=WHITE, font=load_font(22, bold=True))
     if summary["dealer"] == seat:
         cx = x + 128
         draw.ellipse((cx - 12, y + 1, cx + 12, y + 25), fill=WHITE, outline=FELT_DARK)
-        draw.text((cx, y + 13), "D", fill=FELT_DARK, font=load_font(16, bold=True), anchor="mm")
+        draw_text(
+            draw, (cx, y + 13), "D", fill=FELT_DARK, font=load_font(16, bold=True), anchor="mm"
+        )
     n = summary["hand_sizes"][seat]
-    draw.text(
-        (x, y + 30), f"{n} card{'s' if n != 1 else ''} in hand", fill=MUTED, font=load_font(17)
+    draw_text(
+        draw,
+        (x, y + 30),
+        f"{n} card{'s' if n != 1 else ''} in hand",
+        fill=MUTED,
+        font=load_font(17),
     )
     if acting:
-        draw.text((x + 160, y + 4), "TO ACT", fill=GOLD, font=load_font(17, bold=True))
+        draw_text(draw, (x + 160, y + 4), "TO ACT", fill=GOLD, font=load_font(17, bold=True))
     hits = summary["hits"][seat]
     label = f"Castle: {hits}/{HITS_TO_LOSE} hits"
     right = WIDTH - MARGIN - 14
     pip, gap = 18, 5
     pips_left = right - HITS_TO_LOSE * (pip + gap) + gap
-    draw.text((right, y), label, fill=WHITE, font=load_font(20, bold=True), anchor="ra")
+    draw_text(draw, (right, y), label, fill=WHITE, font=load_font(20, bold=True), anchor="ra")
     for k in range(HITS_TO_LOSE):
         px = pips_left + k * (pip + gap)
         fill = RED if k < hits else PIP_EMPTY
@@ -173,7 +191,7 @@ def render_table(view: Mapping[str, Any], last_events: Sequence[Event] = ()) -> 
             for seat, y in ((1, upper), (0, lower)):
                 row = rows[seat]
                 if pos < len(row):
-                    draw_card(draw, x, y, row[pos], CARD_W, CARD_H)
+                    paste_card(image, x, y, row[pos], CARD_W, CARD_H)
                     if marked == (seat, pos):
                         draw.rounded_rectangle(
                             (x - 4, y - 4, x + CARD_W + 4, y + CARD_H + 4),
@@ -183,7 +201,8 @@ def render_table(view: Mapping[str, Any], last_events: Sequence[Event] = ()) -> 
                         )
                 else:
                     _slot(draw, x, y)
-            draw.text(
+            draw_text(
+                draw,
                 (x + CARD_W / 2, middle + NUMBER_H / 2),
                 str(pos + 1),
                 fill=MUTED,
@@ -197,10 +216,10 @@ def render_table(view: Mapping[str, Any], last_events: Sequence[Event] = ()) -> 
     if moved:
         footer = f"Last: {moved}"
     font = load_font(17)
-    while draw.textlength(footer, font=font) > WIDTH - 2 * MARGIN and len(footer) > 4:
+    while text_length(font, footer) > WIDTH - 2 * MARGIN and len(footer) > 4:
         footer = footer[:-2] + "…"
-    draw.text((MARGIN, top + SEAT_H + 10), footer, fill=GOLD if moved else WHITE, font=font)
-    return png.encode(image)
+    draw_text(draw, (MARGIN, top + SEAT_H + 10), footer, fill=GOLD if moved else WHITE, font=font)
+    return png.encode(image, PALETTE)
 
 
 def alt_text(view: Mapping[str, Any], last_events: Sequence[Event] = ()) -> str:

@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw
 
 from cogs.render import png
 from cogs.render.base import fit_alt
-from cogs.render.knights_board import load_font
+from cogs.render.knights_board import draw_text, load_font, text_length
 from cogs.render.towers_table import (
+    BACK,
+    BACK_EDGE,
     FELT,
     FELT_DARK,
     GOLD,
@@ -33,7 +36,8 @@ from cogs.render.towers_table import (
     SEAT_DIM,
     SEAT_FILL,
     WHITE,
-    draw_back,
+    card_mask,
+    paste_back,
 )
 from engine.king import COLUMN_NAMES, KING, card_value
 from engine.rules import Event
@@ -56,8 +60,27 @@ FOOTER_H = 34
 ATTACK_FILL: RGB = (196, 52, 52)
 DEFEND_FILL: RGB = (36, 104, 196)
 CLOSED_FILL: RGB = (58, 66, 62)
+KING_INK: RGB = (150, 110, 0)
+LOW_VALUE: RGB = (255, 150, 150)  # a column worth 3 or less
 
 SIDE_NAMES = ("Player 1", "Player 2")
+
+PALETTE = png.Palette(
+    colours=(FELT, FELT_DARK, PAPER, INK, GOLD, WHITE, MUTED, SEAT_FILL, SEAT_DIM,
+             BACK, BACK_EDGE, ATTACK_FILL, DEFEND_FILL, CLOSED_FILL, KING_INK, LOW_VALUE),
+    blends=(
+        (INK, PAPER),
+        (KING_INK, PAPER),
+        (WHITE, FELT),
+        (GOLD, FELT),
+        *((ink, SEAT_DIM) for ink in (WHITE, MUTED, GOLD)),
+        *((ink, ground) for ground in (SEAT_FILL, CLOSED_FILL) for ink in (WHITE, MUTED)),
+        (LOW_VALUE, SEAT_FILL),
+        (WHITE, DEFEND_FILL),
+        (WHITE, ATTACK_FILL),
+        (WHITE, GOLD),  # a long token's words reach its gold frame
+    ),
+)  # fmt: skip
 # Characters DejaVu Sans has no glyph for (emoji and their variation selector) are left out of
 # the words drawn on the picture; the embed keeps them.
 _NOT_DRAWN = re.compile("[\U0001f000-\U0001faff\ufe0f\u2728\u2694\u2696]|\\*\\*")
@@ -84,20 +107,19 @@ def token_text(code: str, role: str) -> str:
     return f"{sign}W{value}" if code.startswith("W") else f"{sign}{value}"
 
 
-def _castle_card(draw: ImageDraw.ImageDraw, x: int, y: int, castle: str | None) -> None:
-    if castle is None:
-        draw_back(draw, x, y, CASTLE_W, CASTLE_H)
-        return
+def _draw_castle_face(draw: ImageDraw.ImageDraw, x: int, y: int, castle: str) -> None:
     draw.rounded_rectangle((x, y, x + CASTLE_W, y + CASTLE_H), radius=7, fill=PAPER, outline=INK)
     king = castle == KING
-    draw.text(
+    draw_text(
+        draw,
         (x + CASTLE_W / 2, y + CASTLE_H * 0.42),
         "♚" if king else "♜",
-        fill=(150, 110, 0) if king else INK,
+        fill=KING_INK if king else INK,
         font=load_font(44),
         anchor="mm",
     )
-    draw.text(
+    draw_text(
+        draw,
         (x + CASTLE_W / 2, y + CASTLE_H * 0.85),
         "KING" if king else "THRONE",
         fill=INK,
@@ -106,7 +128,38 @@ def _castle_card(draw: ImageDraw.ImageDraw, x: int, y: int, castle: str | None) 
     )
 
 
+@lru_cache(maxsize=8)
+def _castle_face(castle: str) -> tuple[Image.Image, Image.Image]:
+    """A revealed castle card, drawn once (with the mask of its shape)."""
+    face = Image.new("RGB", (CASTLE_W + 1, CASTLE_H + 1), PAPER)
+    _draw_castle_face(ImageDraw.Draw(face), 0, 0, castle)
+    return face, card_mask(CASTLE_W, CASTLE_H, 7)
+
+
+def _castle_card(image: Image.Image, x: int, y: int, castle: str | None) -> None:
+    if castle is None:
+        paste_back(image, x, y, CASTLE_W, CASTLE_H)
+        return
+    face, mask = _castle_face(castle)
+    image.paste(face, (x, y), mask)
+
+
+@lru_cache(maxsize=8)
+def _token(colour: RGB, last: bool) -> tuple[Image.Image, Image.Image]:
+    """A card's token on a column, without its words, drawn once (with its shape's mask)."""
+    token = Image.new("RGB", (TOKEN_W + 1, TOKEN_H + 1), colour)
+    ImageDraw.Draw(token).rounded_rectangle(
+        (0, 0, TOKEN_W, TOKEN_H),
+        radius=7,
+        fill=colour,
+        outline=GOLD if last else WHITE,
+        width=4 if last else 1,
+    )
+    return token, card_mask(TOKEN_W, TOKEN_H, 7)
+
+
 def _column(
+    image: Image.Image,
     draw: ImageDraw.ImageDraw,
     column: Mapping[str, Any],
     index: int,
@@ -116,29 +169,31 @@ def _column(
     x0, y0, x1, y1 = box
     fill = SEAT_FILL if column["open"] else CLOSED_FILL
     draw.rounded_rectangle(box, radius=10, fill=fill, outline=FELT_DARK, width=2)
-    draw.text(
+    draw_text(
+        draw,
         (x0 + 10, y0 + 6),
         COLUMN_NAMES[index].capitalize(),
         fill=MUTED,
         font=load_font(17, bold=True),
     )
     cx, cy = x0 + 10, y0 + HEADER_H
-    _castle_card(draw, cx, cy, column["castle"])
+    _castle_card(image, cx, cy, column["castle"])
     if not column["open"]:
-        draw.text(
-            (cx + CASTLE_W + 14, cy + 20), "Closed", fill=WHITE, font=load_font(24, bold=True)
+        draw_text(
+            draw, (cx + CASTLE_W + 14, cy + 20), "Closed", fill=WHITE, font=load_font(24, bold=True)
         )
-        draw.text((cx + CASTLE_W + 14, cy + 52), "a Throne", fill=MUTED, font=load_font(17))
+        draw_text(draw, (cx + CASTLE_W + 14, cy + 52), "a Throne", fill=MUTED, font=load_font(17))
     else:
         value = column["value"]
         shown = f"−{-value}" if value < 0 else str(value)
-        draw.text(
+        draw_text(
+            draw,
             (cx + CASTLE_W + 14, cy + 6),
             shown,
-            fill=WHITE if value > 3 else (255, 150, 150),
+            fill=WHITE if value > 3 else LOW_VALUE,
             font=load_font(44, bold=True),
         )
-        draw.text((cx + CASTLE_W + 14, cy + 60), "value", fill=MUTED, font=load_font(15))
+        draw_text(draw, (cx + CASTLE_W + 14, cy + 60), "value", fill=MUTED, font=load_font(15))
     ty = cy + CASTLE_H + 10
     cards: list[str] = column["cards"]
     for k, (code, role) in enumerate(zip(cards, column["roles"], strict=True)):
@@ -147,15 +202,12 @@ def _column(
         top = ty + line * (TOKEN_H + TOKEN_GAP)
         colour = DEFEND_FILL if role == "defender" else ATTACK_FILL
         last = marked and k == len(cards) - 1
-        draw.rounded_rectangle(
-            (tx, top, tx + TOKEN_W, top + TOKEN_H),
-            radius=7,
-            fill=colour,
-            outline=GOLD if last else WHITE,
-            width=4 if last else 1,
-        )
+        token, mask = _token(colour, last)
+        image.paste(token, (tx, top), mask)
+        # The words after the shape: a long one (+W4) reaches the token's edge.
         text = token_text(code, role)
-        draw.text(
+        draw_text(
+            draw,
             (tx + TOKEN_W / 2, top + TOKEN_H / 2),
             text,
             fill=WHITE,
@@ -192,12 +244,15 @@ def _seat_band(
         outline=GOLD if acting else FELT_DARK,
         width=4 if acting else 2,
     )
-    draw.text((MARGIN + 12, top + 8), SIDE_NAMES[seat], fill=WHITE, font=load_font(20, bold=True))
+    draw_text(
+        draw, (MARGIN + 12, top + 8), SIDE_NAMES[seat], fill=WHITE, font=load_font(20, bold=True)
+    )
     n = summary["hand_sizes"][seat]
     hand = f"{n} card{'s' if n != 1 else ''} in hand"
-    draw.text((MARGIN + 140, top + 11), hand, fill=MUTED, font=load_font(17))
+    draw_text(draw, (MARGIN + 140, top + 11), hand, fill=MUTED, font=load_font(17))
     if acting:
-        draw.text(
+        draw_text(
+            draw,
             (WIDTH - MARGIN - 12, top + 10),
             "TO ACT",
             fill=GOLD,
@@ -228,7 +283,8 @@ def render_table(
                 f"{'Turns played' if over else 'Turn'} {turn}   ·   draw pile {summary['pile']}"
                 f"   ·   discard {len(summary['discard'])}"
             )
-            draw.text(
+            draw_text(
+                draw,
                 (WIDTH / 2, top + MIDDLE_H / 2),
                 words,
                 fill=WHITE,
@@ -244,17 +300,17 @@ def render_table(
         for i, column in enumerate(summary["columns"][seat]):
             x0 = MARGIN + i * (COLUMN_W + COLUMN_GAP)
             box = (x0, top, x0 + COLUMN_W, top + height - 6)
-            _column(draw, column, i, box, (seat, i) in marked)
+            _column(image, draw, column, i, box, (seat, i) in marked)
         top += height
     top += SEAT_H + 6
     line = last_line(last_events)
     if line:
         text = "Last: " + _NOT_DRAWN.sub("", line).strip()
         font = load_font(16)
-        while draw.textlength(text, font=font) > WIDTH - 2 * MARGIN and len(text) > 4:
+        while text_length(font, text) > WIDTH - 2 * MARGIN and len(text) > 4:
             text = text[:-2] + "…"
-        draw.text((MARGIN, top + 8), text, fill=GOLD, font=font)
-    return png.encode(image)
+        draw_text(draw, (MARGIN, top + 8), text, fill=GOLD, font=font)
+    return png.encode(image, PALETTE)
 
 
 def alt_text(

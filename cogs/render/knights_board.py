@@ -9,6 +9,7 @@ The font is the DejaVu Sans bundled in ``assets/fonts`` (never a system font).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -47,6 +48,13 @@ DEFENDER_FILL: RGB = (0, 114, 178)  # Okabe-Ito blue
 COMMANDER_RING: RGB = (240, 228, 66)
 MARK: RGB = (204, 121, 167)  # Okabe-Ito reddish purple: the last move
 HIGHLIGHT: RGB = (0, 158, 115)  # Okabe-Ito bluish green: chosen destinations
+WHITE: RGB = (255, 255, 255)
+
+PALETTE = png.Palette(
+    colours=(PAPER, INK, GRID, *SQUARE_FILL.values(), WAVES, MORTAR, CROWN_INK, WALL, KNIGHT_FILL,
+             DEFENDER_FILL, COMMANDER_RING, MARK, HIGHLIGHT, WHITE),
+    blends=((INK, PAPER), (INK, KNIGHT_FILL), (WHITE, DEFENDER_FILL), (WHITE, INK)),
+)  # fmt: skip
 
 LEGEND = (
     ("blue", "Blue"),
@@ -59,10 +67,47 @@ LEGEND = (
 TEXT_SYMBOL = {"blue": "~", "green": ".", "start": "o", "castle": "#", "crown": "^", "dot": "*"}
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=128)
 def load_font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     """The bundled DejaVu Sans at ``size`` pixels."""
     return ImageFont.truetype(str(FONT_BOLD_PATH if bold else FONT_PATH), size)
+
+
+# Words longer than this (a line saying the last move) seldom recur: they are not kept.
+_KEPT_TEXT = 40
+
+
+@lru_cache(maxsize=2048)
+def _text_mask(
+    font: ImageFont.FreeTypeFont, text: str, anchor: str, start: tuple[float, float]
+) -> tuple[Any, tuple[int, int]]:
+    return font.getmask2(text, "L", anchor=anchor, start=start)
+
+
+@lru_cache(maxsize=1024)
+def text_length(font: ImageFont.FreeTypeFont, text: str) -> float:
+    """``draw.textlength(text, font=font)`` on an RGB picture, kept (the words recur)."""
+    return font.getlength(text, "L")
+
+
+def draw_text(
+    draw: ImageDraw.ImageDraw,
+    xy: tuple[float, float],
+    text: str,
+    fill: RGB,
+    font: ImageFont.FreeTypeFont,
+    anchor: str | None = None,
+) -> None:
+    """``draw.text(xy, text, fill, font, anchor)`` on an RGB picture, the same pixels, with the
+    rendered words kept (most words recur picture after picture: labels, names, small numbers),
+    so only new ones cost a FreeType rendering. Long or several lines go to ``draw.text``."""
+    if "\n" in text or len(text) > _KEPT_TEXT:
+        draw.text(xy, text, fill=fill, font=font, anchor=anchor)
+        return
+    x, y = xy
+    # As ImageDraw.text: the whole pixel where the text starts, the fraction rendered in.
+    mask, (dx, dy) = _text_mask(font, text, anchor or "la", (math.modf(x)[0], math.modf(y)[0]))
+    draw.draw.draw_bitmap((int(x) + dx, int(y) + dy), mask, draw.draw.draw_ink(fill))
 
 
 # -- reading views --------------------------------------------------------------------------------
@@ -190,11 +235,11 @@ def _base_board(square_px: int, flip: bool) -> Image.Image:
     for x, letter in enumerate(columns):
         cx = margin + x * square_px + square_px / 2
         for cy in (margin / 2, margin + 7 * square_px + margin / 2):
-            draw.text((cx, cy), letter, fill=INK, font=font, anchor="mm")
+            draw_text(draw, (cx, cy), letter, fill=INK, font=font, anchor="mm")
     for y, digit in enumerate(rows):
         cy = margin + y * square_px + square_px / 2
         for cx in (margin / 2, margin + 8 * square_px + margin / 2):
-            draw.text((cx, cy), digit, fill=INK, font=font, anchor="mm")
+            draw_text(draw, (cx, cy), digit, fill=INK, font=font, anchor="mm")
 
     # Legend: a small swatch of each square kind with its name.
     small = load_font(max(10, square_px * 12 // 64))
@@ -206,8 +251,10 @@ def _base_board(square_px: int, flip: bool) -> Image.Image:
         draw.rectangle(box, fill=SQUARE_FILL[kind])
         _pattern(draw, kind, box)
         draw.rectangle(box, outline=GRID, width=1)
-        draw.text((x + swatch + 4, top + swatch / 2), label, fill=INK, font=small, anchor="lm")
-        x += swatch + 10 + int(draw.textlength(label, font=small))
+        draw_text(
+            draw, (x + swatch + 4, top + swatch / 2), label, fill=INK, font=small, anchor="lm"
+        )
+        x += swatch + 10 + int(text_length(small, label))
     return image
 
 
@@ -223,7 +270,7 @@ def _draw_piece(draw: ImageDraw.ImageDraw, piece: str, box: tuple[int, int, int,
     if piece == "N":
         # Knight: an orange disc, black letter.
         draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=KNIGHT_FILL, outline=INK, width=line)
-        draw.text((cx, cy), "N", fill=INK, font=font, anchor="mm")
+        draw_text(draw, (cx, cy), "N", fill=INK, font=font, anchor="mm")
     elif piece == "D":
         # Defender: a blue shield-square, white letter.
         q = r * 0.9
@@ -231,13 +278,13 @@ def _draw_piece(draw: ImageDraw.ImageDraw, piece: str, box: tuple[int, int, int,
             [cx - q, cy - q, cx + q, cy + q], radius=s // 20, fill=DEFENDER_FILL, outline=INK,
             width=line,
         )  # fmt: skip
-        draw.text((cx, cy), "D", fill=(255, 255, 255), font=font, anchor="mm")
+        draw_text(draw, (cx, cy), "D", fill=WHITE, font=font, anchor="mm")
     else:
         # Commander: a blue diamond in a gold ring, white letter.
         draw.regular_polygon((cx, cy, r * 1.3), 4, rotation=45, fill=INK)
         draw.regular_polygon((cx, cy, r * 1.3 - line), 4, rotation=45, fill=COMMANDER_RING)
         draw.regular_polygon((cx, cy, r * 0.98), 4, rotation=45, fill=DEFENDER_FILL)
-        draw.text((cx, cy), "C", fill=(255, 255, 255), font=font, anchor="mm")
+        draw_text(draw, (cx, cy), "C", fill=WHITE, font=font, anchor="mm")
 
 
 def _frame(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], colour: RGB) -> None:
@@ -260,12 +307,12 @@ def _capture_badge(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], ta
     s = box[2] - box[0]
     font = load_font(max(9, s * 13 // 64), bold=True)
     text = f"×{taken}"
-    w = draw.textlength(text, font=font) + s * 0.12
+    w = text_length(font, text) + s * 0.12
     h = s * 0.3
     tag = (box[2] - w - 2, box[1] + 2, box[2] - 2, box[1] + 2 + h)
-    draw.rounded_rectangle(tag, radius=s // 12, fill=INK, outline=(255, 255, 255), width=1)
-    draw.text(_centre((int(tag[0]), int(tag[1]), int(tag[2]), int(tag[3]))), text,
-              fill=(255, 255, 255), font=font, anchor="mm")  # fmt: skip
+    draw.rounded_rectangle(tag, radius=s // 12, fill=INK, outline=WHITE, width=1)
+    draw_text(draw, _centre((int(tag[0]), int(tag[1]), int(tag[2]), int(tag[3]))), text,
+              fill=WHITE, font=font, anchor="mm")  # fmt: skip
 
 
 def render_board_png(
@@ -318,7 +365,7 @@ def render_board_png(
             r = square_px * 0.2
             draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=HIGHLIGHT, outline=INK, width=2)
 
-    return png.encode(image)
+    return png.encode(image, PALETTE)
 
 
 # -- the text board -------------------------------------------------------------------------------

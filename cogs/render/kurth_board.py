@@ -20,7 +20,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from cogs.render import png
-from cogs.render.knights_board import load_font
+from cogs.render.knights_board import draw_text, load_font, text_length
 from engine.kurth import (
     LOCATION_CARDS,
     LOCATION_NAMES,
@@ -60,6 +60,22 @@ PASSAGE_OPEN: RGB = (0, 158, 115)  # Okabe-Ito bluish green
 SPIRIT: RGB = (204, 121, 167)  # Okabe-Ito reddish purple
 MANA: RGB = (86, 180, 233)  # Okabe-Ito sky blue
 WHITE: RGB = (255, 255, 255)
+HATCH: RGB = (234, 170, 142)  # the stripes on an overrun location
+PASSAGE_CLOSED: RGB = (90, 84, 76)
+
+PALETTE = png.Palette(
+    colours=(PAPER, INK, MUTED, CARD_FILL, CARD_EDGE, TILE_FILL, OVERRUN_FILL, OVERRUN_INK,
+             SLOT_EMPTY, MARKER, PROTECT, TOKEN, PASSAGE_OPEN, SPIRIT, MANA, WHITE, HATCH,
+             PASSAGE_CLOSED),
+    blends=(
+        *((ink, PAPER) for ink in (INK, MUTED, OVERRUN_INK)),
+        (CARD_EDGE, CARD_FILL),
+        *((ink, TILE_FILL) for ink in (INK, MUTED, PROTECT)),
+        *((ink, ground) for ground in (OVERRUN_FILL, HATCH) for ink in (INK, OVERRUN_INK, PROTECT)),
+        *((WHITE, ground) for ground in (MARKER, PASSAGE_OPEN, OVERRUN_INK)),
+        (INK, TOKEN),
+    ),
+)  # fmt: skip
 
 ROMAN = ("I", "II", "III", "IV")
 
@@ -125,7 +141,7 @@ def _arrow(draw: ImageDraw.ImageDraw, x: float, y: float, direction: str, size: 
 
 def _wrap(draw: ImageDraw.ImageDraw, text: str, width: int, size: int) -> list[str]:
     font = load_font(size, bold=True)
-    if draw.textlength(text, font=font) <= width or " " not in text:
+    if text_length(font, text) <= width or " " not in text:
         return [text]
     head, tail = text.split(" ", 1)
     return [head, tail]
@@ -139,7 +155,8 @@ def _base_city() -> Image.Image:
     tab_font = load_font(18, bold=True)
     for n, box in enumerate(card_boxes()):
         draw.rounded_rectangle(box, radius=12, fill=CARD_FILL, outline=CARD_EDGE, width=3)
-        draw.text(
+        draw_text(
+            draw,
             (box[0] + 14, box[1] + CARD_TAB / 2 + 1),
             f"Card {ROMAN[n]}",
             fill=CARD_EDGE,
@@ -184,7 +201,7 @@ def _token(draw: ImageDraw.ImageDraw, x: float, y: float, r: float) -> None:
     """The Warden: an orange disc with a dark ring and the word YOU."""
     draw.ellipse([x - r - 3, y - r - 3, x + r + 3, y + r + 3], fill=INK)
     draw.ellipse([x - r, y - r, x + r, y + r], fill=TOKEN)
-    draw.text((x, y), "YOU", fill=INK, font=load_font(int(r * 0.78), bold=True), anchor="mm")
+    draw_text(draw, (x, y), "YOU", fill=INK, font=load_font(int(r * 0.78), bold=True), anchor="mm")
 
 
 def _slots(draw: ImageDraw.ImageDraw, box: Box, markers: int, y: float) -> None:
@@ -209,7 +226,7 @@ def _hatch(width: int, height: int) -> Image.Image:
     stripes = Image.new("RGB", (width - 6, height - 6), OVERRUN_FILL)
     draw = ImageDraw.Draw(stripes)
     for x in range(-height, width, 18):
-        draw.line([(x, height), (x + height, 0)], fill=(234, 170, 142), width=4)
+        draw.line([(x, height), (x + height, 0)], fill=HATCH, width=4)
     return stripes
 
 
@@ -252,30 +269,37 @@ def _tile(
     name_font = load_font(21, bold=True)
     y = top + 18
     for line in lines:
-        draw.text((cx, y), line, fill=INK, font=name_font, anchor="mm")
+        draw_text(draw, (cx, y), line, fill=INK, font=name_font, anchor="mm")
         y += 24
     count_font = load_font(52, bold=True)
     count_y = top + 88
     colour = OVERRUN_INK if overrun else (INK if markers else MUTED)
     # With a reinforcement tag beside it, the count steps left to leave the tag room.
     count_x = cx - 16 if added else cx
-    draw.text((count_x, count_y), str(markers), fill=colour, font=count_font, anchor="mm")
+    draw_text(draw, (count_x, count_y), str(markers), fill=colour, font=count_font, anchor="mm")
     word = "OVERRUN" if overrun else ("marker" if markers == 1 else "markers")
-    draw.text((cx, count_y + 36), word, fill=colour, font=load_font(16, bold=overrun), anchor="mm")
+    draw_text(
+        draw, (cx, count_y + 36), word, fill=colour, font=load_font(16, bold=overrun), anchor="mm"
+    )
     _slots(draw, box, markers, count_y + 48)
     if added:
         # This turn's reinforcements: a vermillion tag beside the count.
         font = load_font(18, bold=True)
         text = f"+{added}"
-        w = draw.textlength(text, font=font) + 14
+        w = text_length(font, text) + 14
         tag = (right - w - 4, count_y - 12, right - 4, count_y + 12)
         draw.rounded_rectangle(tag, radius=6, fill=MARKER, outline=INK)
-        draw.text(((tag[0] + tag[2]) / 2, count_y), text, fill=WHITE, font=font, anchor="mm")
+        draw_text(draw, ((tag[0] + tag[2]) / 2, count_y), text, fill=WHITE, font=font, anchor="mm")
     row = bottom - 21
     if protected:
         _shield(draw, right - 64, row - 2, 10)
-        draw.text(
-            (right - 50, row), "safe", fill=PROTECT, font=load_font(16, bold=True), anchor="lm"
+        draw_text(
+            draw,
+            (right - 50, row),
+            "safe",
+            fill=PROTECT,
+            font=load_font(16, bold=True),
+            anchor="lm",
         )
     if here:
         _token(draw, left + 34, row, 17)
@@ -299,13 +323,13 @@ def _passage(draw: ImageDraw.ImageDraw, is_open: bool) -> None:
                     (start[0] + (end[0] - start[0]) * a, start[1] + (end[1] - start[1]) * a),
                     (start[0] + (end[0] - start[0]) * b, start[1] + (end[1] - start[1]) * b),
                 ],
-                fill=(90, 84, 76),
+                fill=PASSAGE_CLOSED,
                 width=4,
             )
     label = "PASSAGE OPEN" if is_open else "passage closed"
     font = load_font(17, bold=is_open)
     mx, my = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
-    w = draw.textlength(label, font=font) + 18
+    w = text_length(font, label) + 18
     pill = (mx - w / 2, my - 13, mx + w / 2, my + 13)
     draw.rounded_rectangle(
         pill,
@@ -314,7 +338,7 @@ def _passage(draw: ImageDraw.ImageDraw, is_open: bool) -> None:
         outline=INK if is_open else MUTED,
         width=2,
     )
-    draw.text((mx, my), label, fill=WHITE if is_open else MUTED, font=font, anchor="mm")
+    draw_text(draw, (mx, my), label, fill=WHITE if is_open else MUTED, font=font, anchor="mm")
 
 
 def _pips(
@@ -342,7 +366,8 @@ def _header(draw: ImageDraw.ImageDraw, summary: Mapping[str, Any], over: bool) -
     top = MARGIN
     font = load_font(26, bold=True)
     turn = int(summary["turn"])
-    draw.text(
+    draw_text(
+        draw,
         (MARGIN, top + 20),
         f"Round {summary['round']} · Turn {turn}/{TURNS}",
         fill=INK,
@@ -367,7 +392,8 @@ def _header(draw: ImageDraw.ImageDraw, summary: Mapping[str, Any], over: bool) -
     limit = summary["overrun_limit"]
     difficulty = str(summary["difficulty"]).capitalize()
     small = load_font(18)
-    draw.text(
+    draw_text(
+        draw,
         (MARGIN, top + 52),
         f"{difficulty}: the city falls at {limit} overrun locations (8+ markers).",
         fill=MUTED,
@@ -385,20 +411,21 @@ def _tracks(draw: ImageDraw.ImageDraw, summary: Mapping[str, Any]) -> None:
     )
     for n, (name, value, cap, colour) in enumerate(rows):
         y = top + n * 40
-        draw.text((MARGIN, y + 13), f"{name} {value}", fill=INK, font=label_font, anchor="lm")
+        draw_text(draw, (MARGIN, y + 13), f"{name} {value}", fill=INK, font=label_font, anchor="lm")
         size, gap = (26, 8) if cap == START_SPIRIT else (22, 6)
         _pips(draw, MARGIN + 150, y, cap, value, colour, size, gap)
     y = top + 92
     overrun, limit = int(summary["overrun"]), int(summary["overrun_limit"])
     text = f"Overrun {overrun} of {limit}"
-    draw.text(
+    draw_text(
+        draw,
         (MARGIN, y + 12),
         text,
         fill=OVERRUN_INK if overrun else INK,
         font=label_font,
         anchor="lm",
     )
-    x = MARGIN + 12 + draw.textlength(text, font=label_font)
+    x = MARGIN + 12 + text_length(label_font, text)
     strength = int(summary["strength"])
     where = LOCATION_NAMES[str(summary["location"])]
     detail = (
@@ -406,7 +433,7 @@ def _tracks(draw: ImageDraw.ImageDraw, summary: Mapping[str, Any]) -> None:
         if strength
         else f"· no markers at the {where}"
     )
-    draw.text((x, y + 12), detail, fill=INK, font=load_font(20), anchor="lm")
+    draw_text(draw, (x, y + 12), detail, fill=INK, font=load_font(20), anchor="lm")
 
 
 def _banner(draw: ImageDraw.ImageDraw, result: Mapping[str, Any]) -> None:
@@ -418,12 +445,12 @@ def _banner(draw: ImageDraw.ImageDraw, result: Mapping[str, Any]) -> None:
     text = f"KURTH IS RELIEVED — score {scores[0]}" if won else fallen
     font = load_font(34, bold=True)
     cy = card_boxes()[0][3] + CARD_GAP_Y / 2
-    w = draw.textlength(text, font=font) + 40
+    w = text_length(font, text) + 40
     box = (WIDTH / 2 - w / 2, cy - 30, WIDTH / 2 + w / 2, cy + 30)
     draw.rounded_rectangle(
         box, radius=14, fill=PASSAGE_OPEN if won else OVERRUN_INK, outline=INK, width=3
     )
-    draw.text((WIDTH / 2, cy), text, fill=WHITE, font=font, anchor="mm")
+    draw_text(draw, (WIDTH / 2, cy), text, fill=WHITE, font=font, anchor="mm")
 
 
 def render_city_png(view: Mapping[str, Any]) -> bytes:
@@ -442,7 +469,7 @@ def render_city_png(view: Mapping[str, Any]) -> bytes:
     _tracks(draw, summary)
     if result is not None:
         _banner(draw, result)
-    return png.encode(image)
+    return png.encode(image, PALETTE)
 
 
 def alt_text(view: Mapping[str, Any]) -> str:

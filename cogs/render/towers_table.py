@@ -16,12 +16,13 @@ reads on Discord's dark theme; every status also has a word, so greyscale reads 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw
 
 from cogs.render import png
-from cogs.render.knights_board import load_font
+from cogs.render.knights_board import draw_text, load_font
 
 RGB = tuple[int, int, int]
 
@@ -53,6 +54,20 @@ STATUS_COLOURS: dict[str, RGB] = {
     "LEFT": (160, 160, 160),
 }
 
+# The card faces' colours (castles and king draw cards too): ink and red on paper.
+CARD_BLENDS: tuple[tuple[RGB, RGB], ...] = ((INK, PAPER), (RED, PAPER))
+PALETTE = png.Palette(
+    colours=(FELT, FELT_DARK, PAPER, INK, RED, BACK, BACK_EDGE, GOLD, WHITE, MUTED, SEAT_FILL,
+             SEAT_DIM, *STATUS_COLOURS.values()),
+    blends=(
+        *CARD_BLENDS,
+        *((ink, FELT) for ink in (WHITE, GOLD, MUTED)),
+        *((ink, ground) for ground in (SEAT_FILL, SEAT_DIM)
+          for ink in (WHITE, GOLD, *STATUS_COLOURS.values())),
+        (INK, WHITE),
+    ),
+)  # fmt: skip
+
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RANK_TEXT = {"T": "10"}
 
@@ -82,15 +97,19 @@ def draw_card(draw: ImageDraw.ImageDraw, x: int, y: int, code: str, w: int, h: i
     colour = card_colour(code)
     if code in ("XB", "XR"):
         # A star in the rank's corner (it stays visible when cards overlap) and a big one.
-        draw.text((x + w * 0.08, y + h * 0.04), "★", fill=colour, font=load_font(int(w * 0.38)))
-        draw.text(
+        draw_text(
+            draw, (x + w * 0.08, y + h * 0.04), "★", fill=colour, font=load_font(int(w * 0.38))
+        )
+        draw_text(
+            draw,
             (x + w * 0.55, y + h * 0.58),
             "★",
             fill=colour,
             font=load_font(int(w * 0.6)),
             anchor="mm",
         )
-        draw.text(
+        draw_text(
+            draw,
             (x + w * 0.55, y + h * 0.88),
             "JOKER",
             fill=colour,
@@ -101,8 +120,11 @@ def draw_card(draw: ImageDraw.ImageDraw, x: int, y: int, code: str, w: int, h: i
     rank = RANK_TEXT.get(code[0], code[0])
     suit = SUIT_SYMBOLS[code[1]]
     size = int(w * 0.42)
-    draw.text((x + w * 0.08, y + h * 0.04), rank, fill=colour, font=load_font(size, bold=True))
-    draw.text(
+    draw_text(
+        draw, (x + w * 0.08, y + h * 0.04), rank, fill=colour, font=load_font(size, bold=True)
+    )
+    draw_text(
+        draw,
         (x + w * 0.55, y + h * 0.66),
         suit,
         fill=colour,
@@ -118,6 +140,42 @@ def draw_back(draw: ImageDraw.ImageDraw, x: int, y: int, w: int, h: int) -> None
     draw.rounded_rectangle((x + 5, y + 5, x + w - 5, y + h - 5), radius=4, outline=BACK_EDGE)
 
 
+@lru_cache(maxsize=16)
+def card_mask(w: int, h: int, radius: int) -> Image.Image:
+    """The mask of a ``w`` × ``h`` rounded rectangle drawn at (0, 0) (a card, a token): the
+    pixels it covers, for pasting a shape drawn once."""
+    mask = Image.new("L", (w + 1, h + 1), 0)
+    ImageDraw.Draw(mask).rounded_rectangle((0, 0, w, h), radius=radius, fill=255, outline=255)
+    return mask
+
+
+@lru_cache(maxsize=256)
+def _face(code: str, w: int, h: int) -> tuple[Image.Image, Image.Image]:
+    """A face-up card drawn once (with the mask of its shape) for :func:`paste_card`."""
+    face = Image.new("RGB", (w + 1, h + 1), PAPER)
+    draw_card(ImageDraw.Draw(face), 0, 0, code, w, h)
+    return face, card_mask(w, h, max(4, w // 10))
+
+
+@lru_cache(maxsize=8)
+def _back(w: int, h: int) -> tuple[Image.Image, Image.Image]:
+    back = Image.new("RGB", (w + 1, h + 1), BACK)
+    draw_back(ImageDraw.Draw(back), 0, 0, w, h)
+    return back, card_mask(w, h, max(4, w // 10))
+
+
+def paste_card(image: Image.Image, x: int, y: int, code: str, w: int, h: int) -> None:
+    """:func:`draw_card` on ``image``, the same pixels, from a card drawn once per size."""
+    face, mask = _face(code, w, h)
+    image.paste(face, (x, y), mask)
+
+
+def paste_back(image: Image.Image, x: int, y: int, w: int, h: int) -> None:
+    """:func:`draw_back` on ``image``, the same pixels, from a back drawn once per size."""
+    back, mask = _back(w, h)
+    image.paste(back, (x, y), mask)
+
+
 def image_height(seats: int) -> int:
     rows = (seats + 1) // 2
     return MARGIN + HEADER_H + TOWER_ROW_H + 24 + rows * (SEAT_H + SEAT_GAP) + MARGIN
@@ -129,19 +187,24 @@ def _header(draw: ImageDraw.ImageDraw, summary: Mapping[str, Any]) -> None:
         text = "Game over"
     else:
         text = f"Hand {summary['hand_no']}   ·   Pot {summary['pot']}"
-    draw.text((MARGIN, MARGIN), text, fill=WHITE, font=font)
+    draw_text(draw, (MARGIN, MARGIN), text, fill=WHITE, font=font)
     cost = summary["next_flip_cost"]
     right = "No more flips this hand" if cost is None else f"Next flip costs {cost}"
     if summary["jackpot"]:
         right = "JACKPOT: 2 cards + 3 tower cards"
     if summary["phase"] == "over":
         right = ""
-    draw.text(
-        (WIDTH - MARGIN, MARGIN + 4), right, fill=GOLD, font=load_font(20, bold=True), anchor="ra"
+    draw_text(
+        draw,
+        (WIDTH - MARGIN, MARGIN + 4),
+        right,
+        fill=GOLD,
+        font=load_font(20, bold=True),
+        anchor="ra",
     )
 
 
-def _towers(draw: ImageDraw.ImageDraw, summary: Mapping[str, Any]) -> None:
+def _towers(image: Image.Image, draw: ImageDraw.ImageDraw, summary: Mapping[str, Any]) -> None:
     top = MARGIN + HEADER_H
     label = load_font(15, bold=True)
     small = load_font(13, bold=True)
@@ -150,36 +213,42 @@ def _towers(draw: ImageDraw.ImageDraw, summary: Mapping[str, Any]) -> None:
         x = MARGIN + t * 70
         if height:
             for k in range(min(height, 4) - 1, -1, -1):
-                draw_back(draw, x + k * 3, top + 8 - k * 3 + 9, 52, 74)
+                paste_back(image, x + k * 3, top + 8 - k * 3 + 9, 52, 74)
         else:
             draw.rounded_rectangle((x, top + 17, x + 52, top + 91), radius=5, outline=MUTED)
-        draw.text((x + 28, top + 110), f"Tower {t + 1}", fill=MUTED, font=small, anchor="mm")
-        draw.text((x + 28, top + 130), f"{height} left", fill=WHITE, font=label, anchor="mm")
+        draw_text(draw, (x + 28, top + 110), f"Tower {t + 1}", fill=MUTED, font=small, anchor="mm")
+        draw_text(draw, (x + 28, top + 130), f"{height} left", fill=WHITE, font=label, anchor="mm")
     # The cards turned up this hand, the hold card first.
     x0 = MARGIN + 4 * 70 + 16
-    draw.text((x0, top + 2), "Face up this hand", fill=MUTED, font=label)
+    draw_text(draw, (x0, top + 2), "Face up this hand", fill=MUTED, font=label)
     face_up: Sequence[str] = summary["face_up"]
     step = CARD_W + 8 if len(face_up) <= 4 else (WIDTH - MARGIN - 90 - x0) // len(face_up)
     for i, code in enumerate(face_up):
         x = x0 + i * step
-        draw_card(draw, x, top + 22, code, CARD_W, CARD_H)
+        paste_card(image, x, top + 22, code, CARD_W, CARD_H)
         if step >= CARD_W:
             word = "hold" if i == 0 else ("extra" if i >= 4 else f"flip {i + 1}")
         else:  # overlapping cards: short words
             word = "hold" if i == 0 else ("+" if i >= 4 else f"#{i + 1}")
-        draw.text(
-            (x + CARD_W / 2, top + 22 + CARD_H + 12), word, fill=MUTED, font=label, anchor="mm"
+        draw_text(
+            draw,
+            (x + CARD_W / 2, top + 22 + CARD_H + 12),
+            word,
+            fill=MUTED,
+            font=label,
+            anchor="mm",
         )
     if not face_up:
-        draw.text((x0, top + 40), "none", fill=WHITE, font=load_font(18))
+        draw_text(draw, (x0, top + 40), "none", fill=WHITE, font=load_font(18))
     burned = summary["burned"]
     bx = WIDTH - MARGIN - 60
-    draw.text((bx + 24, top + 2), "burned", fill=MUTED, font=label, anchor="ma")
+    draw_text(draw, (bx + 24, top + 2), "burned", fill=MUTED, font=label, anchor="ma")
     if burned:
-        draw_card(draw, bx, top + 22, burned, 48, 67)
+        paste_card(image, bx, top + 22, burned, 48, 67)
 
 
 def _seat(
+    image: Image.Image,
     draw: ImageDraw.ImageDraw,
     summary: Mapping[str, Any],
     seat: int,
@@ -195,29 +264,32 @@ def _seat(
         box, radius=10, fill=fill, outline=GOLD if acting else FELT_DARK, width=5 if acting else 2
     )
     name = load_font(22, bold=True)
-    draw.text((x0 + 12, y0 + 8), f"Seat {seat + 1}", fill=WHITE, font=name)
+    draw_text(draw, (x0 + 12, y0 + 8), f"Seat {seat + 1}", fill=WHITE, font=name)
     if summary["dealer"] == seat and summary["phase"] != "over":
         cx = x0 + 135
         draw.ellipse((cx - 13, y0 + 8, cx + 13, y0 + 34), fill=WHITE, outline=INK)
-        draw.text((cx, y0 + 21), "D", fill=INK, font=load_font(17, bold=True), anchor="mm")
+        draw_text(draw, (cx, y0 + 21), "D", fill=INK, font=load_font(17, bold=True), anchor="mm")
     if acting:
-        draw.text((x0 + 160, y0 + 12), "TO ACT", fill=GOLD, font=load_font(16, bold=True))
+        draw_text(draw, (x0 + 160, y0 + 12), "TO ACT", fill=GOLD, font=load_font(16, bold=True))
     body = load_font(18)
-    draw.text(
+    draw_text(
+        draw,
         (x0 + 12, y0 + 40),
         f"Chips {summary['chips'][seat]}",
         fill=WHITE,
         font=load_font(20, bold=True),
     )
     bet = summary["round_bets"][seat]
-    draw.text(
+    draw_text(
+        draw,
         (x0 + 12, y0 + 66),
         f"Bet {bet} · in pot {summary['in_pot'][seat]}",
         fill=WHITE,
         font=body,
     )
     if status:
-        draw.text(
+        draw_text(
+            draw,
             (x1 - 12, y0 + 10),
             status,
             fill=STATUS_COLOURS[status],
@@ -227,7 +299,7 @@ def _seat(
     if shown:
         sx = x1 - 10 - len(shown) * (SMALL_W + 3)
         for i, code in enumerate(shown):
-            draw_card(draw, sx + i * (SMALL_W + 3), y1 - SMALL_H - 6, code, SMALL_W, SMALL_H)
+            paste_card(image, sx + i * (SMALL_W + 3), y1 - SMALL_H - 6, code, SMALL_W, SMALL_H)
 
 
 def render_table(view: Mapping[str, Any]) -> bytes:
@@ -237,7 +309,7 @@ def render_table(view: Mapping[str, Any]) -> bytes:
     image = Image.new("RGB", (WIDTH, image_height(seats)), FELT)
     draw = ImageDraw.Draw(image)
     _header(draw, summary)
-    _towers(draw, summary)
+    _towers(image, draw, summary)
     shows = view.get("shows") or []
     shown_hands: list[Any] = shows[-1]["hands"] if shows else [None] * seats
     top = MARGIN + HEADER_H + TOWER_ROW_H + 24
@@ -247,6 +319,7 @@ def render_table(view: Mapping[str, Any]) -> bytes:
         x0 = MARGIN + col * (col_w + SEAT_GAP)
         y0 = top + row * (SEAT_H + SEAT_GAP)
         _seat(
+            image,
             draw,
             summary,
             seat,
@@ -254,4 +327,4 @@ def render_table(view: Mapping[str, Any]) -> bytes:
             view["to_act"],
             shown_hands[seat],
         )
-    return png.encode(image)
+    return png.encode(image, PALETTE)
