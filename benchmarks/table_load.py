@@ -398,6 +398,17 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
     for line in stderr:
         if line.startswith("SLOW "):
             slow = json.loads(line[5:])
+    # asyncio's own lines ("Executing <Task …> took 0.031 seconds"): which callbacks were slow.
+    slowest_lines = sorted(
+        (
+            (float(found.group(1)), line.strip())
+            for line in stderr
+            if (found := re.search(r"Executing (?:.*) took ([0-9.]+) seconds", line))
+        ),
+        reverse=True,
+    )
+    for seconds, line in slowest_lines[:5]:
+        print(f"  slow callback {seconds * 1000:.0f} ms: {line[line.find('Executing') :][:240]}")
     print("  requests by route (the last ones):", dict(routes.most_common(8)))
     for line in stderr:
         if "closing: " in line:
