@@ -83,6 +83,7 @@ VARIABLES = {
     "command_sync": "SYNC_COMMANDS",
     "metrics_port": "METRICS_PORT",
     "metrics_host": "METRICS_HOST",
+    "picture_processes": "PICTURE_PROCESSES",
     "shard_count": "SHARD_COUNT",
     "shard_ids": "SHARD_IDS",
 }
@@ -92,6 +93,7 @@ _EXPECTED = {
     "LOG_LEVEL": "must be DEBUG, INFO, WARNING or ERROR",
     "SYNC_COMMANDS": "must be auto or force",
     "METRICS_PORT": "must be a port number from 1 to 65535, or left empty",
+    "PICTURE_PROCESSES": "must be how many processes draw pictures, 0 (threads) to 16",
     "SHARD_COUNT": "must be how many shards there are in all (a whole number, 1 or more)",
     "SHARD_IDS": "must be shard numbers such as 0,1 or 0-3",
 }
@@ -136,6 +138,8 @@ class Settings(BaseSettings):
     #: Prometheus metrics served on this port (``None``: nothing is served, nor measured).
     metrics_port: int | None = Field(default=None, ge=1, le=65535, validation_alias="METRICS_PORT")
     metrics_host: str = Field(default="127.0.0.1", validation_alias="METRICS_HOST")
+    #: Processes that draw the table pictures (0: a thread of the bot's own process).
+    picture_processes: int = Field(default=1, ge=0, le=16, validation_alias="PICTURE_PROCESSES")
     #: Discord shards in all, and those this process serves (``0,1``, ``0-3``; default: all).
     #: Both unset: one process, one gateway connection, every server.
     shard_count: PositiveInt | None = Field(default=None, validation_alias="SHARD_COUNT")
@@ -391,7 +395,8 @@ class SiegeBot(commands.Bot):
             self._preparing = True
             if self._owns_store:
                 self.store = await open_store(self.settings.database, self.clock)
-            self.hall = Hall(self, self.store)
+            self.hall = Hall(self, self.store, picture_processes=self.settings.picture_processes)
+            self.hall.pictures.start()
             self.boards = Boards(self.hall, self.store, self.clock)
             self.daily = Daily(self.hall, self.boards, self.store, self.clock)
             self.clockwork = Clockwork(self, self.hall, self.store, self.served_shards)
@@ -513,6 +518,7 @@ class SiegeBot(commands.Bot):
         hall = getattr(self, "hall", None)
         if hall is not None:
             log.info("closing: %s", hall.summary())
+            hall.pictures.close()
         if self._retry_wait is not None and self._retry_wait is not asyncio.current_task():
             self._retry_wait.cancel()
         await super().close()

@@ -318,6 +318,15 @@ def load_rows(fast: bool) -> list[Row]:
             )
         )
         rows.append(
+            Row(
+                "load",
+                f"{name}: and in its picture processes",
+                f"{r['workers_cpu_ms_per_move']:.2f} ms",
+                "",
+                None,
+            )
+        )
+        rows.append(
             Row("load", f"{name}: requests/move exempt", f"{r['exempt_per_move']:.2f}", "", None)
         )
         rows.append(

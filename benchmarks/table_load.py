@@ -271,6 +271,22 @@ def cpu_seconds(pid: int, thread: int | None = None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def children_cpu_seconds(pid: int) -> float:
+    """CPU seconds of the live child processes of ``pid`` (the picture and computer workers)."""
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:  # the parent's pid
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def rss_mb(pid: int) -> float:
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -291,6 +307,8 @@ class Result:
     cpu_ms_per_move: float
     #: Of which on the event loop's thread (the rest: pictures and the database's threads).
     loop_cpu_ms_per_move: float
+    #: In the bot's worker processes (pictures, computers), not counted in ``cpu_ms_per_move``.
+    workers_cpu_ms_per_move: float
     exempt_per_move: float
     limited_per_move: float
     rss_mb: float
@@ -371,12 +389,14 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
                 exempt, limited = fake.exempt_count, fake.limited_count
                 cpu = cpu_seconds(process.pid)
                 loop_cpu = cpu_seconds(process.pid, process.pid)  # the event loop's thread
+                workers_cpu = children_cpu_seconds(process.pid)
                 started = time.perf_counter()
                 await asyncio.gather(*(play(fake, watcher, t, moves, pacer, rng) for t in rows))
                 await fake.settle(quiet=0.2, timeout=120)
                 elapsed = time.perf_counter() - started
                 cpu = cpu_seconds(process.pid) - cpu
                 loop_cpu = cpu_seconds(process.pid, process.pid) - loop_cpu
+                workers_cpu = children_cpu_seconds(process.pid) - workers_cpu
                 exempt, limited = fake.exempt_count - exempt, fake.limited_count - limited
                 routes = Counter(
                     re.sub(r"/[0-9]{6,}|/[A-Za-z0-9_-]{60,}", "/…", line)
@@ -435,6 +455,7 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         max_ms=waits[-1],
         cpu_ms_per_move=cpu * 1000 / total,
         loop_cpu_ms_per_move=loop_cpu * 1000 / total,
+        workers_cpu_ms_per_move=workers_cpu * 1000 / total,
         exempt_per_move=exempt / total,
         limited_per_move=limited / total,
         rss_mb=rss,
@@ -451,7 +472,8 @@ def show(result: Result) -> None:
         f"{result.moves_per_second:.0f} moves/s; click to answer p50 {result.p50_ms:.1f} ms, "
         f"p99 {result.p99_ms:.1f} ms, max {result.max_ms:.1f} ms; bot CPU "
         f"{result.cpu_ms_per_move:.2f} ms/move ({result.loop_cpu_ms_per_move:.2f} on the loop's "
-        f"thread); requests per move {result.exempt_per_move:.2f} "
+        f"thread) + {result.workers_cpu_ms_per_move:.2f} in its worker processes; requests per "
+        f"move {result.exempt_per_move:.2f} "
         f"exempt + {result.limited_per_move:.2f} rate-limited; bot RSS {result.rss_mb:.0f} MB"
         + (f"; {result.unanswered} clicks NOT answered within 3 s" if result.unanswered else "")
     )

@@ -146,13 +146,13 @@ def jump_url(table: TableRecord) -> str | None:
 
 
 class Hall:
-    def __init__(self, client: discord.Client, store: Store) -> None:
+    def __init__(self, client: discord.Client, store: Store, *, picture_processes: int = 0) -> None:
         self.client = client
         self.store = store
         #: What each message shows and which interactions reach it (fewer requests per move).
         self.delivery = Delivery()
-        #: Pictures drawn in a worker thread, kept by what they show.
-        self.pictures = Pictures()
+        #: Pictures drawn in worker processes (or a thread), kept by what they show.
+        self.pictures = Pictures(processes=picture_processes)
         self._rules: dict[str, str] = {}
         #: Takes the computer seats' turns (set by the bot; None: no computer ever moves).
         self.computers: Computers | None = None

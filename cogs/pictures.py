@@ -1,12 +1,16 @@
 """Pictures drawn off the event loop and kept by what they show.
 
-Drawing a board and encoding it as PNG takes tens of milliseconds of CPU: on the event loop that
-would hold up every other table's click for as long. :class:`Pictures` runs the renderer in a
-worker thread (``asyncio.to_thread``; PIL releases the GIL while it compresses) and keeps the
-last pictures in an LRU keyed by the game and a digest of the arguments (the view and what it
-marks), so a position drawn once — the table re-rendered for a panel click, a repost, a second
-flow racing the first — is not drawn again. Two flows asking for the same picture at once share
-one drawing.
+Drawing a board and encoding it as PNG takes milliseconds of CPU: on the event loop that would
+hold up every other table's click for as long. :class:`Pictures` runs the renderer in worker
+processes (``PICTURE_PROCESSES``, one by default: the drawing then runs on another core and never
+competes with the event loop for the GIL), or in a worker thread (``asyncio.to_thread``) with
+none, and keeps the last pictures in an LRU keyed by the game and a digest of the arguments (the
+view and what it marks), so a position drawn once — the table re-rendered for a panel click, a
+repost, a second flow racing the first, a thousand new tables showing the same empty rows — is
+not drawn again. Two flows asking for the same picture at once share one drawing.
+
+A process pool that breaks (a worker killed) is replaced by threads for the rest of the run,
+with one warning: a picture is never lost to it.
 """
 
 from __future__ import annotations
@@ -14,11 +18,18 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
+import multiprocessing
+import pickle
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-PICTURES_KEPT = 512  # about 30–80 KB each
+PICTURES_KEPT = 512  # about 15–35 KB each
+
+log = logging.getLogger("siege.pictures")
 
 T = TypeVar("T")
 
@@ -29,9 +40,18 @@ def picture_key(game: str, args: tuple[Any, ...]) -> tuple[str, str]:
     return game, hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
+def _ready() -> bool:
+    """A worker's first task: import the renderers (so the first picture is not kept waiting)."""
+    import cogs.render  # noqa: F401
+
+    return True
+
+
 class Pictures:
-    def __init__(self, kept: int = PICTURES_KEPT) -> None:
+    def __init__(self, kept: int = PICTURES_KEPT, processes: int = 0) -> None:
         self.kept = kept
+        self.processes = processes
+        self._pool: ProcessPoolExecutor | None = None
         self._done: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self._drawing: dict[tuple[str, str], asyncio.Future[Any]] = {}
         self.drawn = 0  # pictures actually drawn
@@ -54,7 +74,7 @@ class Pictures:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._drawing[key] = future
         try:
-            picture = await asyncio.to_thread(draw, *args)
+            picture = await self._draw(draw, args)
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # retrieved: a flow that did not wait for it logs nothing
@@ -67,6 +87,35 @@ class Pictures:
         if len(self._done) > self.kept:
             self._done.popitem(last=False)
         return picture
+
+    def start(self) -> None:
+        """Start the worker processes now (at start-up, not at the first click)."""
+        if self.processes > 0 and self._pool is None:
+            # Spawned, not forked: the bot has database threads running.
+            self._pool = ProcessPoolExecutor(
+                self.processes, mp_context=multiprocessing.get_context("spawn")
+            )
+            for _ in range(self.processes):
+                self._pool.submit(_ready)
+
+    async def _draw(self, draw: Callable[..., T], args: tuple[Any, ...]) -> T:
+        self.start()
+        if self._pool is not None:
+            try:
+                drawn: T = await asyncio.get_running_loop().run_in_executor(self._pool, draw, *args)
+                return drawn
+            except BrokenProcessPool:
+                log.warning("the picture processes broke; pictures are drawn in threads from now")
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool, self.processes = None, 0
+            except pickle.PicklingError:  # a drawing that cannot travel: drawn here instead
+                log.debug("picture %r drawn in a thread: it cannot be sent to a process", draw)
+        return await asyncio.to_thread(draw, *args)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
 
 __all__ = ["Pictures", "picture_key"]

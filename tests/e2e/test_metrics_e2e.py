@@ -41,6 +41,7 @@ def settings(w: World, port: int) -> siege_bot.Settings:
         database_url=w.database_url,
         dev_guild_id=w.guild.id,
         metrics_port=port,
+        picture_processes=0,
     )
 
 

@@ -370,7 +370,11 @@ async def test_each_process_sweeps_only_the_tables_of_its_shards(
     try:
         for shard in range(SHARDS):
             settings = siege_bot.Settings(
-                token="fake-token", database_path=str(db), shard_count=SHARDS, shard_ids=(shard,)
+                token="fake-token",
+                database_path=str(db),
+                shard_count=SHARDS,
+                shard_ids=(shard,),
+                picture_processes=0,
             )
             client = siege_bot.create_bot(settings, guild_ready_timeout=0.05, clock=clock)
             await start_client(client)

@@ -46,6 +46,9 @@ class World:
     clock: Callable[[], datetime] | None = None
     #: A PostgreSQL database (``postgresql://…``) for the bot instead of the file at ``db_path``.
     database_url: str | None = None
+    #: Processes drawing the pictures (``PICTURE_PROCESSES``): none, a thread, unless a test asks
+    #: (a pool spawned for every bot started would add a second a test).
+    picture_processes: int = 0
 
     async def start_bot(self) -> siege_bot.SiegeBot:
         settings = siege_bot.Settings(
@@ -53,6 +56,7 @@ class World:
             database_path=str(self.db_path),
             database_url=self.database_url,
             dev_guild_id=self.guild.id,
+            picture_processes=self.picture_processes,
         )
         client = siege_bot.create_bot(settings, guild_ready_timeout=0.05, clock=self.clock)
         await start_client(client)
