@@ -18,8 +18,8 @@ Discord cannot be reached at all, logging in is retried with back-off (1 s, 2 s,
 from __future__ import annotations
 
 import asyncio
-import gc
 import contextlib
+import gc
 import hashlib
 import json
 import logging
