@@ -83,8 +83,16 @@ MESSAGE_TYPE_CHAT_INPUT_COMMAND = 20
 IDLE_POLLS = 5  # consecutive idle wake-ups settle() requires besides the quiet window
 
 
-#: Names discord.py gives the tasks that run a client's handlers (views, slash commands, events).
-CLIENT_HANDLER_TASKS = ("discord-ui-view-dispatch-", "CommandTree-invoker", "discord.py: on_")
+#: Names discord.py gives the tasks that run a client's handlers (views, dynamic items such as
+#: every Siege Hall button, modals, slash commands, events). A flow that waits on a worker (a
+#: picture being drawn, the database) between two requests is still inside one of them.
+CLIENT_HANDLER_TASKS = (
+    "discord-ui-view-dispatch-",
+    "discord-ui-dynamic-item-",
+    "discord-ui-modal-dispatch-",
+    "CommandTree-invoker",
+    "discord.py: on_",
+)
 
 
 def _client_handlers_running() -> bool:
