@@ -159,8 +159,9 @@ class Hall:
         #: Counts the moves (set by the bot when ``METRICS_PORT`` is set).
         self.metrics: Metrics | None = None
         #: One flow at a time draws and sends a table's message, and one its panels: with the
-        #: pictures drawn in a thread, two flows at once could otherwise send in the wrong
+        #: pictures drawn by a worker, two flows at once could otherwise send in the wrong
         #: order and leave an older position showing. Each re-reads the newest table inside.
+        #: A click's own answer never waits for these (see ``_show_change``).
         self._table_locks: dict[int, asyncio.Lock] = {}
         self._panel_locks: dict[int, asyncio.Lock] = {}
         #: A seat's hand just before its own last action, by (table, ply): what the panel's
