@@ -64,14 +64,6 @@ class Clockwork:
     def stop(self) -> None:
         self.loop.cancel()
 
-    async def _deadline(self, table_id: int) -> str | None:
-        """A due table's deadline, read before the timeout moves it (for the metrics)."""
-        try:
-            table = await self.store.get_table(table_id)
-        except Exception:
-            return None  # the timeout itself reports an unreadable table
-        return table.deadline if table is not None else None
-
     def _late(self, kind: str, due_at: str | None) -> None:
         """Tell the metrics how late the sweeper acted on an item due at ``due_at``."""
         if self.metrics is not None and due_at is not None:
@@ -85,7 +77,6 @@ class Clockwork:
         await self.store.heartbeat()
         handled = 0
         for table_id, ply in await self.store.due(shards=self.shards):
-            due_at = await self._deadline(table_id) if self.metrics is not None else None
             try:
                 outcome = await self.store.time_out(table_id, ply)
             except Exception:
@@ -93,7 +84,7 @@ class Clockwork:
                 continue
             if outcome is not None:
                 handled += 1
-                self._late("deadline", due_at)
+                self._late("deadline", outcome.missed)
                 await self.announce(outcome)
         for table in await self.store.reminders_due(shards=self.shards):
             seat = table.engine.to_act(table.running_state())

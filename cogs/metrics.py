@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import aiohttp
 from aiohttp import web
-from discord.utils import DISCORD_EPOCH
+from discord.utils import snowflake_time
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -43,6 +43,7 @@ from prometheus_client import (
     ProcessCollector,
     generate_latest,
 )
+from prometheus_client.parser import text_string_to_metric_families
 from yarl import URL
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ def answered_interaction(url: URL) -> int | None:
 
 def snowflake_seconds(snowflake: int) -> float:
     """The Unix time (seconds) Discord stamped into a snowflake id."""
-    return ((snowflake >> 22) + DISCORD_EPOCH) / 1000
+    return snowflake_time(snowflake).timestamp()
 
 
 async def limit_scope(response: aiohttp.ClientResponse) -> str:
@@ -318,18 +319,12 @@ def sample(text: str, name: str, labels: Mapping[str, str] | None = None) -> flo
     3.0
     """
     wanted = labels or {}
-    total = 0.0
-    for line in text.splitlines():
-        if line.startswith("#") or not line.startswith(name):
-            continue
-        head, _, value = line.rpartition(" ")
-        metric, _, rest = head.partition("{")
-        if metric != name:
-            continue
-        found = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', rest))
-        if all(found.get(key) == want for key, want in wanted.items()):
-            total += float(value)
-    return total
+    return sum(
+        found.value
+        for family in text_string_to_metric_families(text)
+        for found in family.samples
+        if found.name == name and all(found.labels.get(k) == v for k, v in wanted.items())
+    )
 
 
 __all__ = [

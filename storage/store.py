@@ -159,6 +159,8 @@ class Timeout:
     seat: int | None
     user_id: int | None
     misses: int
+    #: The deadline that was missed (how late the sweeper came is measured from it).
+    missed: str
 
 
 @dataclass(frozen=True)
@@ -690,7 +692,7 @@ class Store:
             if table.status == "lobby":
                 _cancel(conn, table.id, now)
                 closed = replace(table, status="cancelled", deadline=None, remind_at=None)
-                return Timeout(closed, [], "lobby_expired", None, None, 0)
+                return Timeout(closed, [], "lobby_expired", None, None, 0, table.deadline)
             game = table.engine
             state = table.running_state()
             seat = game.to_act(state)
@@ -706,7 +708,7 @@ class Store:
             after, events = _act(
                 conn, table.id, user, safe or RESIGN, table.ply, moment, automatic=True
             )
-            return Timeout(after, events, rung, seat, user, int(misses))
+            return Timeout(after, events, rung, seat, user, int(misses), table.deadline)
 
         return await self._write(run)
 

@@ -112,13 +112,9 @@ def _palette_image(palette: Palette) -> Image.Image:
     return _as_image(palette_colours(palette))
 
 
-def encode(image: Image.Image, palette: Palette | None = None) -> bytes:
-    """``image`` as a 256-colour PNG: mapped onto ``palette`` (no dithering) when given, else on
-    256 colours picked for this picture (Pillow's fast octree)."""
-    if palette is None:
-        indexed = image.quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    else:
-        indexed = image.quantize(palette=_palette_image(palette), dither=Image.Dither.NONE)
+def encode(image: Image.Image, palette: Palette) -> bytes:
+    """``image`` as a 256-colour PNG, mapped onto ``palette`` (no dithering)."""
+    indexed = image.quantize(palette=_palette_image(palette), dither=Image.Dither.NONE)
     out = io.BytesIO()
     indexed.save(out, format="PNG", compress_level=1)
     return out.getvalue()

@@ -19,6 +19,7 @@ from cogs.hall import PANEL_REPLACED, TABLE_GONE
 from cogs.render import get_renderer
 from tests.e2e.test_castles_e2e import DEALER_BOB, _draw_label, dm_panel, open_game
 from tests.e2e.world import World
+from tests.fakecord import FakeMessage
 
 pytestmark = pytest.mark.e2e
 
@@ -67,24 +68,32 @@ async def test_a_slow_older_picture_never_lands_after_a_newer_one(
     assert names == [f"castles-{table.id}-{second.ply}.png"], names
 
 
+async def click_deleted_on_the_way(
+    w: World, monkeypatch: pytest.MonkeyPatch, drawing: str, message: FakeMessage, table: Any
+) -> Any:
+    """Alice clicks Draw on ``message``, which is deleted after the click reached the bot and
+    before it answers (while the hall's ``drawing`` method draws the answer)."""
+    hall = w.running.hall
+    draw = getattr(hall, drawing)
+
+    async def deleted_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        w.fake.delete_message(w.fake.latest(message))
+        return await draw(*args, **kwargs)
+
+    monkeypatch.setattr(hall, drawing, deleted_meanwhile)
+    handle = await w.alice.click(message, _draw_label(table.running_state()))
+    monkeypatch.setattr(hall, drawing, draw)
+    await w.fake.settle()
+    return handle
+
+
 async def test_a_click_on_a_panel_deleted_on_the_way_counts_and_says_so(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     w = world
     table, _ = await open_game(w, dealer=DEALER_BOB)  # Alice moves first
     panel = dm_panel(w, w.alice, table)
-    hall = w.running.hall
-    draw_panel = hall.panel_parts
-
-    async def deleted_meanwhile(*args: Any, **kwargs: Any) -> Any:
-        # The panel is deleted after the click reached the bot, before it answers.
-        w.fake.delete_message(w.fake.latest(panel))
-        return await draw_panel(*args, **kwargs)
-
-    monkeypatch.setattr(hall, "panel_parts", deleted_meanwhile)
-    handle = await w.alice.click(panel, _draw_label(table.running_state()))
-    monkeypatch.setattr(hall, "panel_parts", draw_panel)
-    await w.fake.settle()
+    handle = await click_deleted_on_the_way(w, monkeypatch, "panel_parts", panel, table)
     assert handle.ephemeral and handle.response_message is not None
     assert handle.response_message.content == PANEL_REPLACED
     moved = await w.table_by_id(table.id)
@@ -102,17 +111,7 @@ async def test_a_click_on_a_table_message_deleted_on_the_way_reposts_it(
 ) -> None:
     w = world
     table, message = await open_game(w, dealer=DEALER_BOB)
-    hall = w.running.hall
-    draw_table = hall.table_parts
-
-    async def deleted_meanwhile(*args: Any, **kwargs: Any) -> Any:
-        w.fake.delete_message(w.fake.latest(message))
-        return await draw_table(*args, **kwargs)
-
-    monkeypatch.setattr(hall, "table_parts", deleted_meanwhile)
-    handle = await w.alice.click(message, _draw_label(table.running_state()))
-    monkeypatch.setattr(hall, "table_parts", draw_table)
-    await w.fake.settle()
+    handle = await click_deleted_on_the_way(w, monkeypatch, "table_parts", message, table)
     assert handle.ephemeral and handle.response_message is not None
     assert handle.response_message.content == TABLE_GONE
     moved = await w.table_by_id(table.id)
