@@ -685,6 +685,16 @@ def close_on_terminate(bot: SiegeBot) -> None:
         loop.add_signal_handler(signal.SIGTERM, terminate)
 
 
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """The bot's event loop: uvloop's where it is installed (Linux and macOS; about a tenth
+    less CPU per move, measured by ``benchmarks/table_load.py``), else asyncio's own."""
+    try:
+        import uvloop
+    except ImportError:  # Windows: uvloop is not installed there
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
+
+
 USAGE = "usage: python bot.py [--sync]  (--sync: upload the slash commands even if unchanged)"
 
 
@@ -705,7 +715,8 @@ def main(args: Sequence[str] = ()) -> int:
         return 2
     configure_logging(settings.log_level)
     try:
-        return asyncio.run(amain(settings))
+        with asyncio.Runner(loop_factory=new_event_loop) as runner:
+            return runner.run(amain(settings))
     except KeyboardInterrupt:  # Ctrl-C: amain has closed the bot and the store on its way out
         return 0
 

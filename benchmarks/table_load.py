@@ -70,15 +70,13 @@ class Slow(logging.Handler):
 if os.environ.get("SIEGE_BENCH_DEBUG_LOOP"):
     handler = Slow(level=logging.WARNING)
     logging.getLogger("asyncio").addHandler(handler)
-    _run = asyncio.run
-    def run(main, **kwargs):
-        async def wrapped():
-            asyncio.get_running_loop().slow_callback_duration = float(
-                os.environ["SIEGE_BENCH_DEBUG_LOOP"]
-            )
-            return await main
-        return _run(wrapped(), debug=True)
-    asyncio.run = run
+    _new_event_loop = bot.new_event_loop
+    def new_event_loop():
+        loop = _new_event_loop()
+        loop.set_debug(True)
+        loop.slow_callback_duration = float(os.environ["SIEGE_BENCH_DEBUG_LOOP"])
+        return loop
+    bot.new_event_loop = new_event_loop
     def report(*_):
         print("SLOW " + json.dumps(slow), file=sys.stderr, flush=True)
     import atexit

@@ -18,7 +18,6 @@ Both caches are in memory: after a restart the first edit of a message is simply
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import time
 from collections import OrderedDict
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
+import orjson
 
 log = logging.getLogger("siege.delivery")
 
@@ -50,7 +50,7 @@ def fingerprint(kwargs: dict[str, Any], image: tuple[str, bytes] | None) -> str:
         "components": view.to_components() if isinstance(view, discord.ui.View) else None,
     }
     digest = hashlib.blake2b(
-        json.dumps(shown, sort_keys=True, default=str).encode(), digest_size=16
+        orjson.dumps(shown, default=str, option=orjson.OPT_SORT_KEYS), digest_size=16
     )
     if image is not None:
         digest.update(image[0].encode())

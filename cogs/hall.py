@@ -96,6 +96,7 @@ class Parts:
     mentions: discord.AllowedMentions = field(default_factory=lambda: NO_MENTIONS)
     image: tuple[str, bytes] | None = None  # (file name, PNG) shown as the embed's image
     alt: str | None = None  # the picture's alt text: the position in words
+    _print: str | None = field(default=None, repr=False, compare=False)
 
     def _files(self) -> list[discord.File]:
         if self.image is None:
@@ -115,8 +116,12 @@ class Parts:
         return kwargs
 
     def fingerprint(self) -> str:
-        """A digest of what the message shows (see :func:`cogs.delivery.fingerprint`)."""
-        return fingerprint(self.edit_kwargs(), self.image)
+        """A digest of what the message shows (see :func:`cogs.delivery.fingerprint`), worked
+        out once: parts are not changed once they are sent."""
+        if self._print is None:
+            shown = {"content": self.content, "embed": self.embed, "view": self.view}
+            self._print = fingerprint(shown, self.image)
+        return self._print
 
     def send_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"allowed_mentions": self.mentions}
@@ -246,7 +251,7 @@ class Hall:
         names = self.names(table)
         lines: list[str] = []
         try:
-            records = await self.store.recent_actions(table.id, RECENT_EVENTS)
+            records = await self.store.log_tail(table, RECENT_EVENTS)
         except CorruptTable as exc:
             # The log is history shown beside the position, not the position itself: a damaged
             # entry must not freeze a table whose state is fine.
@@ -262,7 +267,7 @@ class Hall:
     async def last_events(self, table: TableRecord) -> list[dict[str, Any]]:
         """The public events of the table's last action (the table picture marks that move)."""
         try:
-            records = await self.store.recent_actions(table.id, 1)
+            records = await self.store.log_tail(table, 1)
         except CorruptTable:
             return []
         return records[-1].events if records else []
@@ -311,7 +316,7 @@ class Hall:
         renderer = get_renderer(table.game)
         names = self.names(table)
         try:
-            records = await self.store.recent_actions(table.id, SINCE_SCAN)
+            records = await self.store.log_tail(table, SINCE_SCAN)
         except CorruptTable as exc:
             log.warning("table %s: recent moves unreadable (%s)", table.id, exc)
             return [], []
@@ -559,7 +564,7 @@ class Hall:
     async def _refresh_table(self, table: TableRecord) -> bool:
         # Render the newest stored table: a slower flow must not paint an older position over
         # the one a quicker, later flow has already shown.
-        table = await self.store.get_table(table.id) or table
+        table = await self.store.newest(table) or table
         parts = await self.table_parts(table)
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
         try:
@@ -589,7 +594,7 @@ class Hall:
         """Whether the table message still shows ``parts``, drawn from ``rendered``, and that is
         still the newest position (once any flow drawing this table meanwhile has finished)."""
         async with self._lock(self._table_locks, rendered.id):
-            current = await self.store.get_table(rendered.id)
+            current = await self.store.newest(rendered)
         return (
             current is not None
             and current.version == rendered.version
@@ -624,15 +629,13 @@ class Hall:
         panels to that move's flow, whose ``notify`` is the one that counts: drawing them here
         would show a player their turn in a panel that flow is about to replace."""
         async with self._lock(self._panel_locks, table.id):
-            newest = await self.store.get_table(table.id) or table
-            if newest.ply > table.ply:
+            newest, targets = await self.store.delivery_targets(table)
+            if newest is None or newest.ply > table.ply:
                 return
             table = newest
-            for user_id in dict.fromkeys(table.seats):
-                if computers.is_computer(user_id) or await self.store.dm_mode(user_id) != "on":
-                    continue
-                stored = await self.store.dm_panel(table.id, user_id)
-                await self._send_panel(table, user_id, stored, fresh=user_id == notify)
+            for user_id, target in targets.items():
+                if target.mode == "on":
+                    await self._send_panel(table, user_id, target.panel, fresh=user_id == notify)
             self._release_locks(table)
 
     async def _send_panel(
@@ -922,20 +925,20 @@ class Hall:
         from_table = message is not None and message.id == table.message_id
         # The click is answered first, without waiting for any other flow (an answer must come
         # within 3 seconds, and another flow may be waiting out a rate limit); whatever a
-        # concurrent flow sent meanwhile is then put right under the table's lock.
-        newest = await self.store.get_table(table.id) or table
+        # concurrent flow sent meanwhile (a later move included) is then put right under the
+        # table's lock.
         if from_table:
-            parts = await self.table_parts(newest)
+            parts = await self.table_parts(table)
             shown = await self.delivery.answer_by_edit(
                 interaction, parts.edit_kwargs(), parts.image, gone=TABLE_GONE
             )
-            current = shown and await self._still_shown(newest, parts)
+            current = shown and await self._still_shown(table, parts)
             if not current and not await self.refresh_table(table):  # posted again if deleted
                 return
             await self.refresh_panels(table, notify=notify)
         else:
             parts = await self.panel_parts(
-                newest, interaction.user.id, for_dm=interaction.guild_id is None
+                table, interaction.user.id, for_dm=interaction.guild_id is None
             )
             await self.delivery.answer_by_edit(
                 interaction, parts.edit_kwargs(), parts.image, gone=PANEL_REPLACED
@@ -1008,7 +1011,8 @@ class Hall:
 
         ``via`` is the click that passed the turn: when it was made in the table's channel, the
         ping is its follow-up (interaction webhooks are exempt from the rate limit)."""
-        table = await self.store.get_table(table.id) or table
+        newest, targets = await self.store.delivery_targets(table)
+        table = newest or table
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
         if table.ping_message_id is not None:
             with contextlib.suppress(discord.HTTPException):
@@ -1016,7 +1020,8 @@ class Hall:
             await self.store.set_ping(table.id, None)
         if user_id is None or computers.is_computer(user_id):
             return
-        if await self.store.dm_mode(user_id) == "on":
+        target = targets.get(user_id)
+        if (target.mode if target else await self.store.dm_mode(user_id)) == "on":
             return
         url = jump_url(table)
         text = f"{mention(user_id)}, it's your turn at table #{table.id}" + (

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -199,12 +200,28 @@ def backup_path(path: Path, version: int) -> Path:
     return path.with_name(f"{path.stem}-before-v{version}{path.suffix}")
 
 
+#: The longest history a render shows beside a position (a panel's "since your last turn").
+TAIL_KEPT = 40
+#: How many tables' recent history the store keeps in memory (see :meth:`Store.log_tail`).
+TAIL_TABLES = 512
+
+
+@dataclass(frozen=True)
+class DmTarget:
+    """How a seated player is reached: their DM mode and their stored DM panel of a table."""
+
+    mode: DmMode
+    panel: tuple[int, int] | None  # (DM channel id, message id)
+
+
 class Store:
     """The one gateway to the database. Create with :meth:`open`; close with :meth:`close`."""
 
     def __init__(self, db: Database | PgDatabase, clock: Clock = _utc_now) -> None:
         self._db = db
         self._clock = clock
+        #: Each table's last logged actions, by table id: (ply, actions); see log_tail.
+        self._tails: OrderedDict[int, tuple[int, tuple[ActionRecord, ...]]] = OrderedDict()
 
     @classmethod
     async def open(cls, path: str | Path, *, clock: Clock = _utc_now) -> Store:
@@ -296,6 +313,75 @@ class Store:
         sql = "SELECT * FROM actions WHERE table_id = ? ORDER BY ply DESC LIMIT ?"
         rows = await self._read(lambda conn: _actions(conn, sql, (table_id, limit)))
         return rows[::-1]
+
+    async def log_tail(self, table: TableRecord, limit: int = TAIL_KEPT) -> list[ActionRecord]:
+        """The last ``limit`` actions logged before ``table``'s ply, oldest first: the history
+        shown beside that position.
+
+        Logged actions never change, so a table's tail is kept in memory (for the
+        :data:`TAIL_TABLES` tables shown last, up to :data:`TAIL_KEPT` actions each) and only
+        the actions logged since are read: the table message and every panel of one move share
+        one short read. Safe with several
+        processes on one database, since the position's ply bounds what is read."""
+        ply = table.ply
+        latest = "SELECT * FROM actions WHERE table_id = ? AND ply < ? ORDER BY ply DESC LIMIT ?"
+        if limit > TAIL_KEPT:  # longer than what is kept: read, and not kept
+            rows = await self._read(lambda conn: _actions(conn, latest, (table.id, ply, limit)))
+            return rows[::-1]
+        kept = self._tails.get(table.id)
+        if kept is not None and kept[0] == ply:
+            self._tails.move_to_end(table.id)
+            return list(kept[1][-limit:]) if limit else []
+        if kept is not None and kept[0] < ply <= kept[0] + TAIL_KEPT:
+            since = kept[0]
+            sql = "SELECT * FROM actions WHERE table_id = ? AND ply >= ? AND ply < ? ORDER BY ply"
+            newer = await self._read(lambda conn: _actions(conn, sql, (table.id, since, ply)))
+            tail = (*kept[1], *newer)[-TAIL_KEPT:]
+        else:
+            rows = await self._read(lambda conn: _actions(conn, latest, (table.id, ply, TAIL_KEPT)))
+            tail = tuple(rows[::-1])
+        current = self._tails.get(table.id)
+        if current is None or current[0] <= ply:  # an older position's tail is not kept
+            self._tails[table.id] = (ply, tail)
+            self._tails.move_to_end(table.id)
+            while len(self._tails) > TAIL_TABLES:
+                self._tails.popitem(last=False)
+        return list(tail[-limit:]) if limit else []
+
+    async def newest(self, table: TableRecord) -> TableRecord | None:
+        """The table as stored now: ``table`` itself when its version is still the stored one
+        (one indexed lookup, nothing decoded), else read again; None once it is gone."""
+        return await self._read(lambda conn: _newest(conn, table))
+
+    async def delivery_targets(
+        self, table: TableRecord
+    ) -> tuple[TableRecord | None, dict[int, DmTarget]]:
+        """In one read: the newest table (as :meth:`newest`), and for each human seat its DM
+        mode and stored DM panel (what refreshing the panels and pinging need)."""
+
+        def run(conn: Connection) -> tuple[TableRecord | None, dict[int, DmTarget]]:
+            newest = _newest(conn, table)
+            if newest is None:
+                return None, {}
+            users = [uid for uid in dict.fromkeys(newest.seats) if not computers.is_computer(uid)]
+            modes: dict[int, DmMode] = {}
+            if users:
+                marks = ", ".join("?" * len(users))
+                rows = conn.execute(
+                    f"SELECT user_id, dm_mode FROM players WHERE user_id IN ({marks})",
+                    tuple(users),
+                ).fetchall()
+                modes = {int(uid): mode for uid, mode in rows}
+            panels = {
+                int(uid): (int(channel), int(message))
+                for uid, channel, message in conn.execute(
+                    "SELECT user_id, channel_id, message_id FROM dm_panels WHERE table_id = ?",
+                    (table.id,),
+                ).fetchall()
+            }
+            return newest, {uid: DmTarget(modes.get(uid) or "on", panels.get(uid)) for uid in users}
+
+        return await self._read(run)
 
     async def open_tables_of(self, user_id: int) -> list[TableRecord]:
         """Open tables where this user holds a seat (unreadable ones are left out)."""
@@ -1339,6 +1425,15 @@ def _load_table(conn: Connection, table_id: int) -> TableRecord | None:
     return None if row is None else _record(row, _seats(conn, table_id))
 
 
+def _newest(conn: Connection, table: TableRecord) -> TableRecord | None:
+    """``table`` as stored now, read and decoded again only when its version moved on (every
+    change of a table's row moves it: see migration 011)."""
+    row = conn.execute("SELECT version FROM tables WHERE id = ?", (table.id,)).fetchone()
+    if row is None:
+        return None
+    return table if int(row[0]) == table.version else _load_table(conn, table.id)
+
+
 def _require(conn: Connection, table_id: int) -> TableRecord:
     table = _load_table(conn, table_id)
     if table is None:
@@ -1473,6 +1568,7 @@ __all__ = [
     "CorruptTable",
     "DatabaseUnusable",
     "DmMode",
+    "DmTarget",
     "RuleError",
     "StaleAction",
     "Standing",

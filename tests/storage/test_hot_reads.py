@@ -1,0 +1,122 @@
+"""The reads of a move's hot path: the kept history tail, the version check and the delivery
+targets (one read each where the hall used to make several)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+import storage.store as store_module
+from storage import Store
+from tests.storage.test_store import GUEST, HOST, play_randomly, running_table
+
+
+class Reads:
+    """Counts the store's reads of table rows (each is one trip to the database)."""
+
+    def __init__(self, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        read = store._read
+
+        async def counted(fn: Any) -> Any:
+            self.count += 1
+            return await read(fn)
+
+        monkeypatch.setattr(store, "_read", counted)
+
+
+async def test_log_tail_is_the_history_before_the_position(store: Store) -> None:
+    start = await running_table(store)
+    table = start
+    chooser = random.Random(5)
+    seen = [start]
+    for _ in range(12):
+        table = await play_randomly(store, table, chooser, 1)
+        seen.append(table)
+    everything = await store.actions(table.id)
+    # Oldest position first, then newest: each tail ends just before its own ply.
+    for position in [*seen, *reversed(seen)]:
+        for limit in (0, 1, 3, 5, 40):
+            tail = await store.log_tail(position, limit)
+            before = [r for r in everything if r.ply < position.ply]
+            assert tail == (before[-limit:] if limit else [])
+
+
+async def test_log_tail_reads_only_what_was_logged_since(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = await play_randomly(store, await running_table(store), random.Random(6), 4)
+    reads = Reads(store, monkeypatch)
+    first = await store.log_tail(table, 40)
+    assert reads.count == 1
+    # The table message and each panel of the same position: no further read.
+    assert await store.log_tail(table, 5) == first[-5:]
+    assert await store.log_tail(table, 1) == first[-1:]
+    assert reads.count == 1
+    later = await play_randomly(store, table, random.Random(7), 2)
+    tail = await store.log_tail(later, 40)
+    assert reads.count == 2
+    assert [r.ply for r in tail] == list(range(later.ply))
+    assert tail == await store.recent_actions(later.id, 40)
+
+
+async def test_log_tail_is_bounded(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "TAIL_KEPT", 3)
+    monkeypatch.setattr(store_module, "TAIL_TABLES", 2)
+    tables = [await running_table(store, channel=channel) for channel in (11, 12, 13)]
+    tables = [await play_randomly(store, t, random.Random(8), 5) for t in tables]
+    for table in tables:
+        assert [r.ply for r in await store.log_tail(table, 3)] == [2, 3, 4]
+    assert list(store._tails) == [tables[1].id, tables[2].id]  # the least recent went
+    assert all(len(kept) == 3 for _, kept in store._tails.values())
+    # Longer than what is kept: read in full, not kept.
+    assert [r.ply for r in await store.log_tail(tables[2], 10)] == [0, 1, 2, 3, 4]
+    # More moves than the kept tail since: read afresh, still right.
+    later = await play_randomly(store, tables[2], random.Random(9), 5)
+    tail = await store.log_tail(later, 3)
+    assert [r.ply for r in tail] == [later.ply - 3, later.ply - 2, later.ply - 1]
+
+
+async def test_newest_returns_the_same_record_until_it_changes(store: Store) -> None:
+    table = await running_table(store)
+    assert await store.newest(table) is table
+    moved = await play_randomly(store, table, random.Random(3), 1)
+    fresh = await store.newest(table)
+    assert fresh is not None and fresh.ply == moved.ply == table.ply + 1
+    assert fresh.state == moved.state
+    await store.set_message(table.id, 555)
+    renamed = await store.newest(moved)
+    assert renamed is not None and renamed.message_id == 555
+    assert await store.newest(replace(table, id=table.id + 1000)) is None
+
+
+async def test_delivery_targets_in_one_read(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    table = await running_table(store)
+    await store.set_dm_mode(GUEST, "off")
+    await store.set_dm_panel(table.id, HOST, 77, 88)
+    reads = Reads(store, monkeypatch)
+    newest, targets = await store.delivery_targets(table)
+    assert reads.count == 1
+    assert newest is table  # unchanged: not decoded again
+    await store.set_ping(table.id, 99)
+    newest, targets = await store.delivery_targets(table)
+    assert reads.count == 2
+    assert newest is not None and newest.version > table.version
+    assert newest.ping_message_id == 99
+    assert targets[HOST].mode == "on" and targets[HOST].panel == (77, 88)
+    assert targets[GUEST].mode == "off" and targets[GUEST].panel is None
+    assert list(targets) == [HOST, GUEST]  # seat order
+    missing, none = await store.delivery_targets(replace(table, id=table.id + 1000))
+    assert missing is None and none == {}
+
+
+async def test_delivery_targets_leave_computers_out(store: Store) -> None:
+    table = await store.create_table(guild_id=1, channel_id=21, game="castles", host_id=HOST)
+    table = await store.add_computer(table.id, HOST, "easy")
+    started = await store.start(table.id, HOST)
+    newest, targets = await store.delivery_targets(started)
+    assert newest is not None and len(newest.seats) == 2
+    assert list(targets) == [HOST]
