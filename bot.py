@@ -414,8 +414,9 @@ class SiegeBot(commands.Bot):
             self._prepared = True
             # Everything loaded so far (modules, the command tree, fonts, palettes) lives as long
             # as the process: kept out of the collector's sight, a full collection no longer
-            # walks it, which took the event loop 15–95 ms at a time under load.
-            gc.collect()
+            # walks it, which took the event loop 15–95 ms at a time under load. (The modules
+            # were collected and frozen before the loop started, see main(): collecting here
+            # would itself stop the loop for about 50 ms.)
             gc.freeze()
         if self.syncs_commands:
             await self.sync_commands()
@@ -714,6 +715,8 @@ def main(args: Sequence[str] = ()) -> int:
         print(NO_TOKEN, file=sys.stderr)
         return 2
     configure_logging(settings.log_level)
+    gc.collect()  # the modules' garbage, before the loop runs (see setup_hook)
+    gc.freeze()
     try:
         with asyncio.Runner(loop_factory=new_event_loop) as runner:
             return runner.run(amain(settings))

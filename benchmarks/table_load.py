@@ -16,8 +16,11 @@ the bot's initial response: what a player waits for) p50/p99/max, the bot's CPU 
 move, requests per move (exempt: interaction callbacks and webhooks; rate-limited: everything
 else) and what the bot's event loop reports: callbacks that blocked it longer than 20 ms (the
 bot runs with ``asyncio`` debug mode's ``slow_callback_duration`` when ``--debug-loop`` is
-given; its overhead inflates CPU, so that run is separate). The last line is one JSON object
-(``RESULT {...}``) for ``benchmarks/all.py``.
+given; its overhead inflates CPU, so that run is separate). Slow callbacks are counted while the
+moves are played (the load) apart from those at start-up and while the tables are opened; every
+run also reports the garbage collections that stopped the bot longer than 20 ms during the
+moves (a ``gc.callbacks`` probe). The last line is one JSON object (``RESULT {...}``) for
+``benchmarks/all.py``.
 
 Run: ``.venv/bin/python benchmarks/table_load.py [--sizes 1,100,1000] [--moves 100,10,3]
 [--rates 0,0,200] [--debug-loop]`` (rate 0: as fast as the bot answers).
@@ -60,13 +63,25 @@ sys.path.insert(0, os.environ["SIEGE_BENCH_ROOT"])
 import discord.gateway, discord.http, yarl
 discord.http.Route.BASE = os.environ["SIEGE_BENCH_API"]
 discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(os.environ["SIEGE_BENCH_GATEWAY"])
-import bot
-slow = []
+import bot, gc, time
+slow = []  # (wall time, seconds) of each callback asyncio's debug mode reports as slow
 class Slow(logging.Handler):
     def emit(self, record):
         found = re.search(r"took ([0-9.]+) seconds", record.getMessage())
         if found:
-            slow.append(float(found.group(1)))
+            slow.append((record.created, float(found.group(1))))
+pauses = []  # (wall time, generation, seconds) of each garbage collection over 5 ms
+began = [0.0]
+def collector(phase, info):
+    if phase == "start":
+        began[0] = time.perf_counter()
+    elif time.perf_counter() - began[0] > 0.005:
+        pauses.append((time.time(), info["generation"], time.perf_counter() - began[0]))
+gc.callbacks.append(collector)
+def report_pauses():
+    print("GCPAUSES " + json.dumps(pauses), file=sys.stderr, flush=True)
+import atexit
+atexit.register(report_pauses)
 if os.environ.get("SIEGE_BENCH_DEBUG_LOOP"):
     handler = Slow(level=logging.WARNING)
     logging.getLogger("asyncio").addHandler(handler)
@@ -79,7 +94,6 @@ if os.environ.get("SIEGE_BENCH_DEBUG_LOOP"):
     bot.new_event_loop = new_event_loop
     def report(*_):
         print("SLOW " + json.dumps(slow), file=sys.stderr, flush=True)
-    import atexit
     atexit.register(report)
 _create_bot = bot.create_bot
 bot.create_bot = lambda settings, **options: _create_bot(
@@ -313,6 +327,9 @@ class Result:
     unanswered: int = 0
     slow_callbacks: int | None = None
     slowest_ms: float | None = None
+    slow_outside: int | None = None  # slow callbacks outside the moves (start-up, opening)
+    gc_pauses_over_limit: int = 0  # garbage collections over SLOW_CALLBACK during the moves
+    gc_slowest_ms: float = 0.0
 
     @property
     def moves_per_second(self) -> float:
@@ -389,9 +406,11 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
                 loop_cpu = cpu_seconds(process.pid, process.pid)  # the event loop's thread
                 workers_cpu = children_cpu_seconds(process.pid)
                 started = time.perf_counter()
+                window = [time.time(), 0.0]  # the moves, in wall time (the bot's clock too)
                 await asyncio.gather(*(play(fake, watcher, t, moves, pacer, rng) for t in rows))
                 await fake.settle(quiet=0.2, timeout=120)
                 elapsed = time.perf_counter() - started
+                window[1] = time.time()
                 cpu = cpu_seconds(process.pid) - cpu
                 loop_cpu = cpu_seconds(process.pid, process.pid) - loop_cpu
                 workers_cpu = children_cpu_seconds(process.pid) - workers_cpu
@@ -412,10 +431,16 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
                 reader.join(timeout=5)
         if fake.violations:
             print("fake Discord violations:", *fake.violations[:10], sep="\n  ")
-    slow: list[float] | None = None
+    slow: list[float] | None = None  # slow callbacks while the moves were played
+    slow_outside: list[float] = []  # at start-up, while the tables were opened, at the end
+    pauses: list[tuple[float, int, float]] = []
     for line in stderr:
         if line.startswith("SLOW "):
-            slow = json.loads(line[5:])
+            slow = []
+            for at, seconds in json.loads(line[5:]):
+                (slow if window[0] <= at <= window[1] else slow_outside).append(seconds)
+        if line.startswith("GCPAUSES "):
+            pauses = [tuple(p) for p in json.loads(line[9:]) if window[0] <= p[0] <= window[1]]
     # asyncio's own lines ("Executing <Task …> took 0.031 seconds"): which callbacks were slow.
     slowest_lines = sorted(
         (
@@ -425,7 +450,7 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         ),
         reverse=True,
     )
-    for seconds, line in slowest_lines[:5]:
+    for seconds, line in slowest_lines[:5]:  # at any time, start-up included
         print(f"  slow callback {seconds * 1000:.0f} ms: {line[line.find('Executing') :][:240]}")
     print("  requests by route (the last ones):", dict(routes.most_common(8)))
     for line in stderr:
@@ -460,6 +485,9 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         unanswered=sum(t.unanswered for t in rows),
         slow_callbacks=None if slow is None else len(slow),
         slowest_ms=None if not slow else max(slow) * 1000,
+        slow_outside=None if slow is None else len(slow_outside),
+        gc_pauses_over_limit=sum(1 for p in pauses if p[2] > SLOW_CALLBACK),
+        gc_slowest_ms=max((p[2] * 1000 for p in pauses), default=0.0),
     )
 
 
@@ -475,11 +503,17 @@ def show(result: Result) -> None:
         f"exempt + {result.limited_per_move:.2f} rate-limited; bot RSS {result.rss_mb:.0f} MB"
         + (f"; {result.unanswered} clicks NOT answered within 3 s" if result.unanswered else "")
     )
+    limit = f"{SLOW_CALLBACK * 1000:.0f} ms"
+    print(
+        f"  garbage collections during the moves: {result.gc_pauses_over_limit} over {limit}, "
+        f"the longest {result.gc_slowest_ms:.1f} ms"
+    )
     if result.slow_callbacks is not None:
         slowest = f"{result.slowest_ms:.1f} ms" if result.slowest_ms is not None else "none"
         print(
-            f"  event loop (asyncio debug mode): {result.slow_callbacks} callbacks over "
-            f"{SLOW_CALLBACK * 1000:.0f} ms, slowest {slowest}"
+            f"  event loop (asyncio debug mode): {result.slow_callbacks} callbacks over {limit} "
+            f"while the moves were played, slowest {slowest}; {result.slow_outside} more at "
+            "start-up and while the tables were opened"
         )
 
 

@@ -22,8 +22,8 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, cast
 
 import discord
 import orjson
@@ -58,14 +58,33 @@ def fingerprint(kwargs: dict[str, Any], image: tuple[str, bytes] | None) -> str:
     return digest.hexdigest()
 
 
+#: Discord's name, in an interaction webhook's message routes, for the interaction's original
+#: response (for a click: the clicked message). discord.py puts the id into the route as text,
+#: as its own ``edit_original_response`` does with this name.
+ORIGINAL = cast(int, "@original")
+
+
 @dataclass(frozen=True)
 class Handle:
-    """An interaction whose webhook reaches one message: its original response (a clicked
-    message is the original of the click) or one of its follow-ups."""
+    """An interaction's webhook and the message it reaches there: the original response (a
+    clicked message is the original of the click) or one of its follow-ups.
 
-    interaction: discord.Interaction[Any]
-    followup_id: int | None
+    Only the webhook (``interaction.followup``: the application id and the token) is kept, not
+    the interaction: a kept interaction holds its whole parsed message, and thousands of them
+    made every full garbage collection pause the bot for tens of milliseconds."""
+
+    webhook: discord.Webhook
+    target: int  # the follow-up's id, or ORIGINAL
+    channel_id: int | None
     until: float
+
+    @classmethod
+    def of(
+        cls, interaction: discord.Interaction[Any], target: int, lifetime: float, now: float
+    ) -> Handle:
+        age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        until = now + lifetime - max(age, 0.0)
+        return cls(interaction.followup, target, interaction.channel_id, until)
 
 
 class Delivery:
@@ -103,18 +122,18 @@ class Delivery:
     ) -> None:
         """Remember that ``interaction``'s webhook reaches ``message_id`` (its original
         response, or the follow-up ``followup_id``)."""
-        age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
-        until = self.clock() + TOKEN_LIFETIME - max(age, 0.0)
-        self._handles[message_id] = Handle(interaction, followup_id, until)
+        target = ORIGINAL if followup_id is None else followup_id
+        self._keep(message_id, Handle.of(interaction, target, TOKEN_LIFETIME, self.clock()))
+
+    def _keep(self, message_id: int, handle: Handle) -> None:
+        self._handles[message_id] = handle
         self._handles.move_to_end(message_id)
         if len(self._handles) > MAX_HANDLES:
             self._handles.popitem(last=False)
 
     def clicked_in_dms(self, user_id: int, interaction: discord.Interaction[Any]) -> None:
         """``user_id`` clicked in their DMs: the click's follow-ups can post there for a while."""
-        age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
-        until = self.clock() + TOKEN_LIFETIME - max(age, 0.0)
-        self._in_dms[user_id] = Handle(interaction, None, until)
+        self._in_dms[user_id] = Handle.of(interaction, ORIGINAL, TOKEN_LIFETIME, self.clock())
         self._in_dms.move_to_end(user_id)
         if len(self._in_dms) > MAX_HANDLES:
             self._in_dms.popitem(last=False)
@@ -126,19 +145,18 @@ class Delivery:
         handle = self._in_dms.get(user_id)
         if handle is None:
             return None
-        interaction = handle.interaction
-        if handle.until <= self.clock() or interaction.channel_id is None:
+        if handle.until <= self.clock() or handle.channel_id is None:
             del self._in_dms[user_id]
             return None
         try:
-            message = await interaction.followup.send(**kwargs, wait=True)
+            message = await handle.webhook.send(**kwargs, wait=True)
         except discord.HTTPException as exc:
             log.debug("DM follow-up for %s failed (%s); using the route", user_id, exc)
             self._in_dms.pop(user_id, None)
             return None
         self.counts["webhook"] += 1
-        self.reach(message.id, interaction, message.id)
-        return interaction.channel_id, message.id
+        self._keep(message.id, replace(handle, target=message.id))
+        return handle.channel_id, message.id
 
     def _handle(self, message_id: int) -> Handle | None:
         handle = self._handles.get(message_id)
@@ -197,10 +215,7 @@ class Delivery:
         handle = self._handle(message.id)
         if handle is not None:
             try:
-                if handle.followup_id is None:
-                    await handle.interaction.edit_original_response(**kwargs)
-                else:
-                    await handle.interaction.followup.edit_message(handle.followup_id, **kwargs)
+                await handle.webhook.edit_message(handle.target, **kwargs)
             except discord.HTTPException as exc:
                 # An expired or unknown token (or a message gone): the route decides.
                 log.debug("webhook edit of %s failed (%s); using the route", message.id, exc)
@@ -221,10 +236,7 @@ class Delivery:
         self.forget(message.id)
         if handle is not None:
             try:
-                if handle.followup_id is None:
-                    await handle.interaction.delete_original_response()
-                else:
-                    await handle.interaction.followup.delete_message(handle.followup_id)
+                await handle.webhook.delete_message(handle.target)
             except discord.HTTPException as exc:
                 log.debug("webhook delete of %s failed (%s); using the route", message.id, exc)
             else:
