@@ -8,9 +8,10 @@ so a click on a message sent before a restart still routes. The callbacks only h
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import discord
 
@@ -44,6 +45,26 @@ def option_index(select: discord.ui.Select[Any]) -> int:
     values = select.values
     value = values[0] if len(values) == 1 else ""
     return int(value) if OPTION_INDEX.fullmatch(value) else -1
+
+
+Callback = TypeVar("Callback", bound=Callable[..., Awaitable[None]])
+
+
+def frees_view(callback: Callback) -> Callback:
+    """For a click on a dynamic item, discord.py builds a whole View of the clicked message;
+    its items and the view point at each other, so it outlived the click until a full garbage
+    collection (most of what such a collection had to free, while the loop stood still).
+    Emptied once the callback is done, it is freed at once."""
+
+    @functools.wraps(callback)
+    async def wrapped(self: discord.ui.DynamicItem[Any], interaction: Any) -> None:
+        try:
+            await callback(self, interaction)
+        finally:
+            if self.view is not None:
+                self.view.clear_items()
+
+    return wrapped  # type: ignore[return-value]
 
 
 def _truncate(text: str, limit: int) -> str:
@@ -96,6 +117,7 @@ class LobbyButton(
     ) -> LobbyButton:
         return cls(int(match["tid"]), match["op"])
 
+    @frees_view
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await hall_of(interaction).on_lobby(interaction, self.tid, self.op)
 
@@ -122,6 +144,7 @@ class ActButton(
     ) -> ActButton:
         return cls(int(match["tid"]), int(match["ply"]), idx=int(match["idx"]))
 
+    @frees_view
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await hall_of(interaction).on_act(interaction, self.tid, self.ply, self.idx)
 
@@ -142,6 +165,7 @@ class ActSelect(
         assert isinstance(item, discord.ui.Select)
         return cls(int(match["tid"]), int(match["ply"]), int(match["n"]), item)
 
+    @frees_view
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await hall_of(interaction).on_act(interaction, self.tid, self.ply, option_index(self.item))
 
@@ -164,6 +188,7 @@ class StageMenu(
         assert isinstance(item, discord.ui.Select)
         return cls(int(match["tid"]), int(match["ply"]), int(match["n"]), item)
 
+    @frees_view
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         values = self.item.values
         key = values[0] if values else None
@@ -188,6 +213,7 @@ class BackToPanel(
     ) -> BackToPanel:
         return cls(int(match["tid"]), int(match["ply"]))
 
+    @frees_view
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await hall_of(interaction).on_stage(interaction, self.tid, self.ply, None)
 
@@ -221,6 +247,7 @@ class TableButton(
     ) -> TableButton:
         return cls(int(match["tid"]), match["op"])
 
+    @frees_view
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         hall = hall_of(interaction)
         handlers = {

@@ -98,6 +98,14 @@ class Parts:
     alt: str | None = None  # the picture's alt text: the position in words
     _print: str | None = field(default=None, repr=False, compare=False)
 
+    def __del__(self) -> None:
+        # A View and its items point at each other: left alone, every message drawn would wait
+        # for a full garbage collection to be freed (most of what such a collection freed, with
+        # the event loop standing still). Parts are built for one message and let go once it is
+        # sent, so their view is emptied then and goes at once.
+        if self.view is not None:
+            self.view.clear_items()
+
     def _files(self) -> list[discord.File]:
         if self.image is None:
             return []
