@@ -51,7 +51,7 @@ async def test_parts_free_their_view_when_let_go(no_collector: None) -> None:
     assert gone() is None
 
 
-async def test_a_clicked_item_frees_the_view_discord_built_for_the_click(
+async def test_a_click_lets_go_of_its_view_and_message(
     no_collector: None,
 ) -> None:
     seen: list[int] = []
@@ -65,7 +65,10 @@ async def test_a_clicked_item_frees_the_view_discord_built_for_the_click(
     hall = SimpleNamespace(
         on_hand=None, on_resign=on_resign, on_resign_confirmed=None, on_rematch=None, on_hint=None
     )
-    interaction = SimpleNamespace(client=SimpleNamespace(hall=hall))
+    message = discord.Object(1)  # as the clicked message, parsed
+    interaction = SimpleNamespace(client=SimpleNamespace(hall=hall), message=message)
+    message_gone = weakref.ref(message)
+    del message
     view = discord.ui.View(timeout=None)  # as discord.py's View.from_message(message)
     view.add_item(clicked[0])
     view.add_item(TableButton(7, "hand", label="My hand"))
@@ -73,5 +76,6 @@ async def test_a_clicked_item_frees_the_view_discord_built_for_the_click(
     del view
     await clicked[0].callback(interaction)  # type: ignore[arg-type]
     assert seen == [2]
+    assert message_gone() is None  # let go with the click
     clicked.clear()
     assert gone() is None
