@@ -3,9 +3,10 @@
 Not a test. Runs, each in a process of its own: random engine playouts of every game (the five
 engines, in this process), table and panel picture rendering per game, ``store_act.py``
 (``Store.act`` beside a raw single-row commit), ``render_knights.py``, ``startup.py`` (a
-database of finished games, launch to ready, RSS) and ``table_load.py`` (1, 100 and 1,000
-tables, the bot and the fake Discord in separate processes, plus an asyncio debug-mode run for
-slow callbacks). Each script's own output is passed through as it runs; the table comes last.
+database of finished games, launch to ready, RSS), ``request_floor.py`` (what discord.py itself
+costs for the requests of a move, with no game) and ``table_load.py`` (1, 100 and 1,000 tables,
+the bot and the fake Discord in separate processes, plus an asyncio debug-mode run for slow
+callbacks). Each script's own output is passed through as it runs; the table comes last.
 ``--fast`` runs small versions of everything (a few minutes instead of half an hour) and says
 so in the table; ``--strength`` adds ``computer_strength.py`` (slow).
 
@@ -338,6 +339,15 @@ def load_rows(fast: bool) -> list[Row]:
                 r["limited_per_move"] <= 1.2,
             )
         )
+        rows.append(
+            Row(
+                "load",
+                f"{name}: garbage collections > 20 ms",
+                f"{r['gc_pauses_over_limit']} (longest {r['gc_slowest_ms']:.0f} ms)",
+                "0",
+                r["gc_pauses_over_limit"] == 0,
+            )
+        )
     for r in results:
         if r["slow_callbacks"] is not None:
             slowest = r["slowest_ms"]
@@ -345,12 +355,47 @@ def load_rows(fast: bool) -> list[Row]:
             rows.append(
                 Row(
                     "load",
-                    f"{r['tables']} tables, debug loop: callbacks > 20 ms",
+                    f"{r['tables']} tables, debug loop: callbacks > 20 ms during the moves",
                     shown,
                     "0",
                     r["slow_callbacks"] == 0,
                 )
             )
+            rows.append(
+                Row(
+                    "load",
+                    f"{r['tables']} tables, debug loop: callbacks > 20 ms at start-up and opening",
+                    str(r["slow_outside"]),
+                    "",
+                    None,
+                )
+            )
+    return rows
+
+
+def floor_rows(fast: bool) -> list[Row]:
+    """discord.py's own cost for the requests of a move, with no game (``request_floor.py``)."""
+    out = run("request_floor.py", ["--clicks", "300" if fast else "2000"], 900)
+    found = find(r"^RESULT (.*)$", out)
+    if not found:
+        return [Row("floor", "request_floor.py", "failed", "", False)]
+    modes: dict[str, dict[str, Any]] = json.loads(found.group(1))["modes"]
+    rows = []
+    for mode, what in (
+        ("answer", "answer a click (1 request, no game)"),
+        ("answer_png", "answer with a 32 KB picture (1 request)"),
+        ("move", "a move's 4 requests (no game, no drawing)"),
+    ):
+        figures = modes[mode]
+        rows.append(
+            Row(
+                "floor",
+                f"discord.py bot CPU: {what}",
+                f"{figures['cpu_ms_per_click']:.2f} ms",
+                "(vs 2.5 ms/move)" if mode == "move" else "",
+                None,
+            )
+        )
     return rows
 
 
@@ -399,6 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         lambda: knights_render_rows(args.fast),
         lambda: store_rows(args.fast),
         lambda: startup_rows(args.fast),
+        lambda: floor_rows(args.fast),
         lambda: load_rows(args.fast),
     ]
     if args.strength:
