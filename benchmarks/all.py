@@ -260,17 +260,10 @@ def startup_rows(fast: bool) -> list[Row]:
 
 def load_rows(fast: bool) -> list[Row]:
     if fast:
-        args = ["--sizes", "1,20,100", "--moves", "40,5,3", "--rates", "0,0,100", "--debug-loop"]
+        args = ["--sizes", "1,20,100", "--moves", "40,5,3", "--rates", "0,0,100"]
     else:
-        args = [
-            "--sizes",
-            "1,100,1000",
-            "--moves",
-            "100,30,5",
-            "--rates",
-            "0,0,200",
-            "--debug-loop",
-        ]
+        args = ["--sizes", "1,100,1000", "--moves", "100,30,10", "--rates", "0,0,200"]
+    args += ["--debug-loop", "--debug-rate", "40"]
     out = run("table_load.py", args, 3600)
     found = find(r"^RESULT (.*)$", out)
     if not found:
@@ -355,7 +348,8 @@ def load_rows(fast: bool) -> list[Row]:
             rows.append(
                 Row(
                     "load",
-                    f"{r['tables']} tables, debug loop: callbacks > 20 ms during the moves",
+                    f"{r['tables']} tables at {r['rate']:g}/s, debug loop: callbacks > 20 ms"
+                    " during the moves",
                     shown,
                     "0",
                     r["slow_callbacks"] == 0,

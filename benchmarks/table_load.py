@@ -23,7 +23,8 @@ moves (a ``gc.callbacks`` probe). The last line is one JSON object (``RESULT {..
 ``benchmarks/all.py``.
 
 Run: ``.venv/bin/python benchmarks/table_load.py [--sizes 1,100,1000] [--moves 100,10,3]
-[--rates 0,0,200] [--debug-loop]`` (rate 0: as fast as the bot answers).
+[--rates 0,0,200] [--debug-loop] [--debug-rate 40]`` (rate 0: as fast as the bot answers; the
+debug-mode run plays the largest size at ``--debug-rate`` clicks/s).
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -337,8 +337,11 @@ class Result:
 
 
 def start_bot(
-    fake: FakeDiscord, guild_id: int, db: Path, debug_loop: bool
+    fake: FakeDiscord, guild_id: int, db: Path, debug_loop: bool, log: Any
 ) -> subprocess.Popen[str]:
+    """The bot as its own process; its log (stderr) goes to the file ``log``, as a deployed
+    bot's goes to a file or the journal: a pipe read by this busy process could fill up and
+    stop the bot's event loop on a write."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "SIEGE_"))}
     env.pop("DATABASE_PATH", None)
     env.update(
@@ -360,7 +363,7 @@ def start_bot(
         cwd=db.parent,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log,
         text=True,
     )
 
@@ -380,18 +383,15 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
             rows.append(Table(channel, host, guest))
         watcher = Watcher(fake)
         with tempfile.TemporaryDirectory() as tmp:
-            process = start_bot(fake, guild.id, Path(tmp) / "load.db", debug_loop)
-            stderr: list[str] = []
-            assert process.stderr is not None
-            reader = threading.Thread(
-                target=lambda: stderr.extend(process.stderr or []), daemon=True
-            )
-            reader.start()
+            log_path = Path(tmp) / "bot.log"
+            log = log_path.open("w")
+            process = start_bot(fake, guild.id, Path(tmp) / "load.db", debug_loop, log)
             try:
                 deadline = time.monotonic() + 60
                 while not (fake.connected and guild.commands.all()):
                     if process.poll() is not None or time.monotonic() > deadline:
-                        raise SystemExit("the bot did not start:\n" + "".join(stderr[-20:]))
+                        tail = log_path.read_text().splitlines()[-20:]
+                        raise SystemExit("the bot did not start:\n" + "\n".join(tail))
                     await asyncio.sleep(0.05)
                 await fake.settle(quiet=0.3, timeout=600)
                 for start in range(0, tables, 50):  # open in batches
@@ -424,11 +424,13 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
                 if process.poll() is None:
                     process.send_signal(signal.SIGINT)
                     try:
-                        process.wait(timeout=20)
+                        process.wait(timeout=60)
                     except subprocess.TimeoutExpired:
+                        print("  the bot did not stop within 60 s: killed (no exit figures)")
                         process.kill()
                         process.wait()
-                reader.join(timeout=5)
+                log.close()
+                stderr = log_path.read_text().splitlines(keepends=True)
         if fake.violations:
             print("fake Discord violations:", *fake.violations[:10], sep="\n  ")
     slow: list[float] | None = None  # slow callbacks while the moves were played
@@ -531,6 +533,13 @@ def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="one more run of the largest size with asyncio debug mode (slow callbacks)",
     )
+    parser.add_argument(
+        "--debug-rate",
+        type=int,
+        default=40,
+        help="clicks/s of the debug-mode run (debug mode halves what the bot carries: offered "
+        "more, it falls behind and measures its backlog, not its callbacks)",
+    )
     return parser.parse_args(argv)
 
 
@@ -541,7 +550,7 @@ async def amain(args: argparse.Namespace) -> list[Result]:
         show(result)
         results.append(result)
     if args.debug_loop:
-        result = await run_size(args.sizes[-1], args.moves[-1], args.rates[-1], debug_loop=True)
+        result = await run_size(args.sizes[-1], args.moves[-1], args.debug_rate, debug_loop=True)
         show(result)
         results.append(result)
     return results
