@@ -422,9 +422,7 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
                 rss = rss_mb(process.pid)
             finally:
                 if process.poll() is None:
-                    process.send_signal(
-                        signal.SIGTERM
-                    )  # a background job ignores SIGINT
+                    process.send_signal(signal.SIGTERM)  # a background job ignores SIGINT
                     try:
                         process.wait(timeout=60)
                     except subprocess.TimeoutExpired:
