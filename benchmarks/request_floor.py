@@ -57,6 +57,7 @@ sys.path.insert(0, str(ROOT))  # the repo root, for tests.fakecord
 
 import discord  # noqa: E402
 
+from benchmarks.table_load import cpu_seconds  # noqa: E402
 from tests.fakecord import FakeDiscord, FakeMessage  # noqa: E402
 from tests.fakecord.messages import walk_components  # noqa: E402
 
@@ -227,13 +228,6 @@ def make_png(path: Path) -> int:
         data = buffer.getvalue()
     path.write_bytes(data)
     return len(data)
-
-
-def cpu_seconds(pid: int) -> float:
-    """CPU seconds (user + system) of process ``pid``, all its threads."""
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def request_kind(method: str, path: str) -> str:

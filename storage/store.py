@@ -202,8 +202,11 @@ def backup_path(path: Path, version: int) -> Path:
 
 #: The longest history a render shows beside a position (a panel's "since your last turn").
 TAIL_KEPT = 40
-#: How many tables' recent history the store keeps in memory (see :meth:`Store.log_tail`).
-TAIL_TABLES = 512
+#: How many tables' recent history the store keeps in memory (see :meth:`Store.log_tail`): the
+#: tables being drawn right now. Each is about 200 objects the garbage collector walks through,
+#: so no more (with 512, the longest collection at 1,000 tables was 58 ms against 48: one run
+#: each of ``benchmarks/table_load.py --sizes 1000 --moves 8 --rates 40``).
+TAIL_TABLES = 128
 
 
 @dataclass(frozen=True)
