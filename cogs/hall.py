@@ -103,8 +103,9 @@ class Parts:
         # for a full garbage collection to be freed (most of what such a collection freed, with
         # the event loop standing still). Parts are built for one message and let go once it is
         # sent, so their view is emptied then and goes at once.
-        if self.view is not None:
-            self.view.clear_items()
+        view = getattr(self, "view", None)  # None too if __init__ never got that far
+        if view is not None:
+            view.clear_items()
 
     def _files(self) -> list[discord.File]:
         if self.image is None:
