@@ -324,8 +324,8 @@ class Store:
         Logged actions never change, so a table's tail is kept in memory (for the
         :data:`TAIL_TABLES` tables shown last, up to :data:`TAIL_KEPT` actions each) and only
         the actions logged since are read: the table message and every panel of one move share
-        one short read. Safe with several
-        processes on one database, since the position's ply bounds what is read."""
+        one short read. Safe with several processes on one database, since the position's ply
+        bounds what is read."""
         ply = table.ply
         latest = "SELECT * FROM actions WHERE table_id = ? AND ply < ? ORDER BY ply DESC LIMIT ?"
         if limit > TAIL_KEPT:  # longer than what is kept: read, and not kept
