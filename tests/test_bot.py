@@ -537,3 +537,20 @@ def test_sigterm_while_waiting_for_discord_closes_cleanly(tmp_path: Path) -> Non
         process.kill()
     assert "Traceback" not in rest and SECRET not in rest
     assert not Path(f"{db}-wal").exists()
+
+
+def test_the_event_loop_is_uvloop_where_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvloop
+
+    loop = bot.new_event_loop()
+    try:
+        assert isinstance(loop, uvloop.Loop)
+    finally:
+        loop.close()
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # as on Windows: not installed
+    loop = bot.new_event_loop()
+    try:
+        assert not isinstance(loop, uvloop.Loop)
+        assert isinstance(loop, asyncio.AbstractEventLoop)
+    finally:
+        loop.close()
