@@ -122,33 +122,26 @@ async def test_each_process_sweeps_only_its_own_servers(timed: Store, clock: Clo
     process serving every shard (or unsharded) picks all, as before."""
     store = timed
     everywhere = (EVEN, ODD, None)
-    tables = {}
-    for n, guild in enumerate(everywhere):
-        tables[guild] = await store.create_table(
+
+    async def started(guild: int | None, channel: int, opponent: int, **clock: str) -> object:
+        """A started Castles table in which Alice deals, so seat 1 (``opponent``) is to act."""
+        return await store.create_table(
             guild_id=guild,
-            channel_id=10 + n,
+            channel_id=channel,
             game="castles",
             host_id=ALICE,
             options={"dealer": 0},
-            seats=(ALICE, BOB),
+            seats=(ALICE, opponent),
             start=True,
             seed=5,
-            time_control="daily:1",
+            **clock,
         )
+
+    tables = {
+        g: await started(g, 10 + n, BOB, time_control="daily:1") for n, g in enumerate(everywhere)
+    }
     computer = computers.computer_id("easy", 1)
-    waiting = {}
-    for n, guild in enumerate(everywhere):
-        # Alice deals, so seat 1 (the computer) is to act.
-        waiting[guild] = await store.create_table(
-            guild_id=guild,
-            channel_id=20 + n,
-            game="castles",
-            host_id=ALICE,
-            options={"dealer": 0},
-            seats=(ALICE, computer),
-            start=True,
-            seed=5,
-        )
+    waiting = {g: await started(g, 20 + n, computer) for n, g in enumerate(everywhere)}
     offers = {}
     for n, guild in enumerate(everywhere):
         offer = await store.challenge(

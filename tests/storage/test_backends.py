@@ -4,9 +4,7 @@ each on both databases: ``json_extract`` (solo boards), ``INDEXED BY`` (digests)
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
@@ -20,15 +18,8 @@ ALICE, BOB = 1001, 2002
 
 @pytest.fixture
 def clock() -> Clock:
-    return Clock(datetime(2026, 11, 25, 9, 30, tzinfo=UTC))  # 10:30 in Paris
-
-
-@pytest.fixture
-async def timed(db_path: Path | str, clock: Clock) -> AsyncIterator[Store]:
-    store = await Store.open(db_path, clock=clock)
-    await store.migrate()
-    yield store
-    await store.close()
+    """The clock of the ``timed`` store (tests/storage/conftest.py): 10:30 in Paris."""
+    return Clock(datetime(2026, 11, 25, 9, 30, tzinfo=UTC))
 
 
 async def test_digest_settings_and_once_a_day(timed: Store) -> None:
