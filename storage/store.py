@@ -30,7 +30,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from engine import get_game
+from engine import chance, get_game
 from engine.rules import (
     JSON,
     Action,
@@ -42,7 +42,6 @@ from engine.rules import (
     dumps,
     loads,
     resolve_options,
-    rng_for,
 )
 from storage import clock, computers, daily, offers, players, results
 from storage.database import (
@@ -436,7 +435,8 @@ class Store:
         or with ``upto`` the state after its first ``upto`` actions."""
         table = await self._require(table_id)
         game = table.engine
-        state = game.setup(len(table.seats), table.options, rng_for(table.seed, "setup"))
+        scheme = chance.scheme_of(table.state)
+        state = chance.deal(game, len(table.seats), table.options, table.seed, scheme=scheme)
         for record in (await self.actions(table_id))[:upto]:
             state, _ = perform(game, state, record.seat, record.action, table.seed, record.ply)
         return state
@@ -620,7 +620,7 @@ class Store:
                     need = f"{engine.min_seats} to {engine.max_seats} players"
                 raise TableError(f"{engine.title} needs {need}; {len(table.seats)} seated.")
             seats = seat_order(table.seats, table.host_id, table.seating, table.seed)
-            state = engine.setup(len(seats), table.options, rng_for(table.seed, "setup"))
+            state = chance.deal(engine, len(seats), table.options, table.seed)
             moment = self._moment()
             now = clock.stamp(moment)
             first = engine.to_act(state)
@@ -1165,10 +1165,12 @@ RESIGN: Action = {"type": "resign"}
 def perform(
     game: Game, state: State, seat: int, action: Action, seed: int, ply: int
 ) -> tuple[State, list[Event]]:
-    """One logged action: the table-level resignation, or a move through the game's rules."""
+    """One logged action: the table-level resignation, or a move through the game's rules with
+    the chance of the table's scheme (engine/chance.py)."""
     if action == RESIGN:
-        return game.resign(state, seat)
-    return game.apply(state, seat, action, rng_for(seed, ply))
+        after, events = game.resign(state, seat)
+        return chance.keep(state, after), events
+    return chance.advance(game, state, seat, action, seed, ply)
 
 
 def seat_order(
@@ -1386,7 +1388,7 @@ def _new_table(
         raise TableExists(existing)
     engine = get_game(game)
     clock.per_move(time_control)  # refuses an unknown control before anything is written
-    state = engine.setup(len(seats), options, rng_for(seed, "setup")) if start else None
+    state = chance.deal(engine, len(seats), options, seed) if start else None
     now = clock.stamp(moment)
     if start and state is not None:
         first = engine.to_act(state)
