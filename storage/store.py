@@ -43,7 +43,7 @@ from engine.rules import (
     loads,
     resolve_options,
 )
-from storage import clock, computers, daily, offers, players, results
+from storage import clock, computers, daily, fairness, offers, players, results
 from storage.database import (
     BUSY_TIMEOUT_MS,
     Connection,
@@ -126,6 +126,7 @@ class TableRecord:
     deadline: str | None = None  # when the seat to act (or the lobby) runs out of time
     remind_at: str | None = None  # when to remind the seat to act (None once reminded)
     forfeit_after: int = FORFEIT_AFTER  # missed deadlines before a seat forfeits
+    salt: str | None = None  # kept secret with the seed until the end (None: made before 012)
 
     @property
     def engine(self) -> Game:
@@ -627,14 +628,16 @@ class Store:
             deadline, remind_at = _move_deadlines(
                 conn, table.time_control, moment, seats[first if first is not None else 0]
             )
+            salt = table.salt or fairness.new_salt()  # a lobby opened before migration 012
             conn.execute(
                 "UPDATE tables SET status = 'running', state = ?, version = version + 1,"
-                " updated_at = ?, deadline = ?, remind_at = ? WHERE id = ?",
-                (dumps(state), now, deadline, remind_at, table.id),
+                " updated_at = ?, deadline = ?, remind_at = ?, salt = ? WHERE id = ?",
+                (dumps(state), now, deadline, remind_at, salt, table.id),
             )
             _write_seats(conn, table.id, seats)
             return replace(
                 table,
+                salt=salt,
                 status="running",
                 state=state,
                 seats=seats,
@@ -913,7 +916,7 @@ class Store:
                 channel_id=channel_id,
                 game=daily.GAME,
                 options=options,
-                seed=daily.seed_for(conn, guild_id, day),
+                seed=daily.seed_for(conn, guild_id, day, difficulty),
                 host_id=user_id,
                 seats=(user_id,),
                 start=True,
@@ -931,6 +934,10 @@ class Store:
             return table, scored
 
         return await self._write(run)
+
+    async def daily_day(self, table_id: int) -> str | None:
+        """The UTC day of a daily game (``None``: the table is not one)."""
+        return await self._db.read(lambda conn: daily.day_of(conn, table_id))
 
     async def daily_board(
         self, guild_id: int, day: str, difficulty: str, *, offset: int = 0, limit: int = 10
@@ -1400,7 +1407,8 @@ def _new_table(
     cur = conn.execute(
         "INSERT INTO tables (guild_id, channel_id, game, options, seed, host_id,"
         " status, state, created_at, updated_at, rematch_of, seating, time_control, deadline,"
-        " remind_at, forfeit_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " remind_at, forfeit_after, salt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+        " ?, ?)",
         (
             guild_id,
             channel_id,
@@ -1418,6 +1426,7 @@ def _new_table(
             deadline,
             remind_at,
             forfeit_after,
+            fairness.new_salt(),
         ),
     )
     assert cur.lastrowid is not None
@@ -1559,6 +1568,7 @@ def _record(row: Any, seats: tuple[int, ...]) -> TableRecord:
             deadline=row["deadline"],
             remind_at=row["remind_at"],
             forfeit_after=row["forfeit_after"],
+            salt=row["salt"],
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise CorruptTable(
