@@ -101,10 +101,11 @@ def verify(script: Mapping[str, Any]) -> Verdict:
                 f"move {n}: the log says {_canonical(logged)}, the seed deals {_canonical(events)}"
             )
             return verdict
+    moves = f"{replayed} move{'' if replayed == 1 else 's'} played again"
     if any("events" in entry for entry in actions):
-        verdict.passed(f"{replayed} moves played again: every logged event matches")
+        verdict.passed(f"{moves}: every logged event matches")
     else:
-        verdict.passed(f"{replayed} moves played again (the file logs no events to compare)")
+        verdict.passed(f"{moves} (the file logs no events to compare)")
     _compare_state("the final state", dealt.get("final"), state, verdict)
     return verdict
 
@@ -131,7 +132,7 @@ def _check_commitment(fair: Any, seed: int, verdict: Verdict) -> None:
 
 def _compare_state(what: str, logged: Any, state: State, verdict: Verdict) -> None:
     if logged is None:
-        verdict.lines.append(f"note: the file has no {what} to compare")
+        verdict.lines.append(f"note: the file holds no record of {what} to compare")
     elif _canonical(logged) == _canonical(state):
         verdict.passed(f"{what} is the one the seed deals")
     else:

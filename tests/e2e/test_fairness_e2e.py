@@ -36,7 +36,7 @@ async def test_the_table_shows_its_commitment_and_reveals_the_seed_only_at_the_e
     footer = w.table_message(table).text()
     assert f"deal sealed {seal[: chance.SHORT]}" in footer and seal in footer
     await w.alice.click(message, "Draw (38 left)")
-    await w.bob.slash(w.channel, "siege table")  # a spectator's view of the table, posted again
+    await w.bob.slash(w.channel, "siege table")  # the table posted again at the bottom
     await w.fake.settle()
     running = everything(w)
     assert str(table.seed) not in running and table.salt not in running

@@ -134,3 +134,34 @@ async def test_a_game_ending_in_resignation_exports_its_deal(store: Store) -> No
     assert all(entry["action"] != {"type": "resign"} for entry in script["actions"])
     assert "final" in script["dealt"]
     assert verify(script).ok
+
+
+async def test_two_players_of_one_daily_seed_get_every_die_and_card_alike(store: Store) -> None:
+    """Issue 23: two different policies on the day's seed see the same n-th die and the same
+    cards each turn, however differently they play."""
+    dealt = []
+    for user, policy in ((21, random.Random("cautious")), (22, random.Random("reckless"))):
+        table, scored = await store.start_daily(
+            guild_id=9, channel_id=user, user_id=user, difficulty="advanced", day="2026-11-25"
+        )
+        assert scored
+        while table.state is not None and KURTH.to_act(table.state) is not None:
+            action = policy.choice(KURTH.legal_actions(table.state, 0))
+            table, _ = await store.act(table.id, user, action, table.ply)
+        dice: list[int] = []
+        cards = {1: (await store.replay(table.id, upto=0))["cards"]}
+        for record in await store.actions(table.id):
+            for event in record.events:
+                if event["type"] == "attack_rolled":
+                    dice += event["dice"]
+                elif event["type"] == "attack_rerolled":
+                    dice.append(event["dice"][event["die"]])
+                elif event["type"] == "upkeep_done":
+                    cards[event["turn"]] = event["cards"]
+        dealt.append((table.seed, [r.action for r in await store.actions(table.id)], dice, cards))
+    (seed_a, moves_a, dice_a, cards_a), (seed_b, moves_b, dice_b, cards_b) = dealt
+    assert seed_a == seed_b and moves_a != moves_b
+    common = min(len(dice_a), len(dice_b))
+    assert common >= 4 and dice_a[:common] == dice_b[:common]
+    turns = set(cards_a) & set(cards_b)
+    assert len(turns) >= 4 and all(cards_a[t] == cards_b[t] for t in turns)
