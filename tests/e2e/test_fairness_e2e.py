@@ -63,6 +63,9 @@ async def test_a_finished_game_reveals_seed_and_salt_and_verifies(world: World) 
     assert checked.ephemeral and checked.response_message is not None
     answer = checked.response_message.text()
     assert "Verified: everything chance dealt matches the seed." in answer and seal in answer
+    command = await w.carol.slash(w.channel, "siege verify", table=tid)
+    assert command.ephemeral and command.response_message is not None
+    assert "Verified: everything chance dealt" in command.response_message.text()
     exported = await w.carol.click(replay, "Export script")
     assert exported.response_message is not None
     (attachment,) = exported.response_message.attachments
@@ -106,6 +109,9 @@ async def test_a_daily_game_stays_closed_until_its_day_is_over(world: World) -> 
         await w.running.boards.export(asker, table.id)  # type: ignore[arg-type]
     with pytest.raises(TableError, match="daily challenge game of 2026-11-25"):
         await w.running.boards.verify(asker, table.id)  # type: ignore[arg-type]
+
+    early = await w.bob.slash(w.channel, "siege verify", table=table.id)
+    assert "daily challenge game of 2026-11-25" in refusal(early)
 
     # Boards: a past day is named and empty, a future day is refused.
     past = await w.carol.slash(w.channel, "siege daily board", day="2026-11-24")
