@@ -2,14 +2,14 @@
 
 EXPORT is a game as ``/siege history`` exports it (Replay, then Export script): a script
 (engine/script.py) with a ``chance`` object (scheme, salt, commitment), each action's logged
-``events``, and ``dealt`` (the opening state and the final one, as the table stored them). The
-check, in order:
+``events``, and ``dealt`` (the opening state and the final one, as the table stored them, and
+where a seat resigned). The check, in order:
 
 1. the commitment is ``sha256("<seed>:<salt>")`` (engine/chance.py), and is printed so it can be
    compared with the one the table showed when the game started;
 2. the seed deals the opening state exactly;
-3. every logged action, played again from the seed, is accepted and brings exactly the events
-   (dice, cards, reshuffles) the log holds;
+3. every logged action, played again from the seed (with the resignations where they came), is
+   accepted and brings exactly the events (dice, cards, reshuffles) the log holds;
 4. the final state is the one stored.
 
 Prints one line per check and a verdict; exit status 0 when everything chance dealt matches, 1
@@ -82,25 +82,40 @@ def verify(script: Mapping[str, Any]) -> Verdict:
     except (SetupError, KeyError, TypeError) as exc:
         raise MalformedScript(str(exc)) from None
     _compare_state("the opening deal", dealt.get("opening"), state, verdict)
+    resignations = _resignations(dealt)
     replayed = 0
+    ply = 0  # the stored log's count: resignations are logged moves too
     for n, entry in enumerate(actions, start=1):
+        try:
+            for quitter in resignations.get(n - 1, []):
+                state, ply = chance.keep(state, game.resign(state, quitter)[0]), ply + 1
+        except RuleError as exc:
+            verdict.failed(f"a resignation before move {n} is refused ({exc})")
+            return verdict
         if not isinstance(entry, Mapping) or not isinstance(entry.get("action"), Mapping):
             raise MalformedScript("Each step needs a 'seat' and an 'action' object.")
         seat = entry.get("seat")
         if isinstance(seat, bool) or not isinstance(seat, int):
             raise MalformedScript("Each step's 'seat' must be a whole number.")
         try:
-            state, events = chance.advance(game, state, seat, dict(entry["action"]), seed, replayed)
+            state, events = chance.advance(game, state, seat, dict(entry["action"]), seed, ply)
         except RuleError as exc:
             verdict.failed(f"move {n} is refused by the rules ({exc}); the log says it was played")
             return verdict
         replayed += 1
+        ply += 1
         logged = entry.get("events")
         if logged is not None and _canonical(logged) != _canonical(events):
             verdict.failed(
                 f"move {n}: the log says {_canonical(logged)}, the seed deals {_canonical(events)}"
             )
             return verdict
+    try:
+        for quitter in resignations.get(len(actions), []):
+            state = chance.keep(state, game.resign(state, quitter)[0])
+    except RuleError as exc:
+        verdict.failed(f"the closing resignation is refused ({exc})")
+        return verdict
     moves = f"{replayed} move{'' if replayed == 1 else 's'} played again"
     if any("events" in entry for entry in actions):
         verdict.passed(f"{moves}: every logged event matches")
@@ -108,6 +123,21 @@ def verify(script: Mapping[str, Any]) -> Verdict:
         verdict.passed(f"{moves} (the file logs no events to compare)")
     _compare_state("the final state", dealt.get("final"), state, verdict)
     return verdict
+
+
+def _resignations(dealt: Mapping[str, Any]) -> dict[int, list[int]]:
+    """``dealt.resignations`` by position: the seats that resigned after n scripted actions."""
+    given = dealt.get("resignations", [])
+    if not isinstance(given, list):
+        raise MalformedScript("'dealt' 'resignations' must be a list.")
+    found: dict[int, list[int]] = {}
+    for entry in given:
+        after = entry.get("after") if isinstance(entry, Mapping) else None
+        seat = entry.get("seat") if isinstance(entry, Mapping) else None
+        if not all(type(x) is int for x in (after, seat)):
+            raise MalformedScript("Each resignation needs whole numbers 'after' and 'seat'.")
+        found.setdefault(int(after), []).append(int(seat))  # type: ignore[arg-type]
+    return found
 
 
 def _check_commitment(fair: Any, seed: int, verdict: Verdict) -> None:

@@ -44,30 +44,37 @@ async def export_script(store: Store, table: TableRecord) -> dict[str, Any]:
     """A finished table as a script (``../shared/spec/README.md``) that ``python -m
     engine.script`` plays again, plus what ``python -m engine.verify`` checks: the chance scheme,
     salt and commitment (``chance``), each action's logged events, and the deal as stored
-    (``dealt``: the opening state, and the state after the last scripted action).
+    (``dealt``: the opening state, the final state, and the resignations).
 
-    A resignation is a table action outside the script format: the script leaves it out, and
-    ``dealt`` then has no final state unless the resignation ended the game."""
+    A resignation is a table action outside the script format: the script's actions leave it out
+    and ``dealt.resignations`` says where it came (``after`` that many scripted actions), so the
+    verifier replays the whole stored game (a tower poker seat that left mid-game included)."""
     from storage.store import RESIGN  # the store imports this module
 
     log = await store.actions(table.id)
-    scripted = [record for record in log if record.action != RESIGN]
     fair: dict[str, Any] = {"scheme": chance.scheme_of(table.state)}
     seal = commitment_of(table)
     if seal is not None:
         fair.update(salt=table.salt, commitment=seal)
-    dealt: dict[str, Any] = {"opening": await store.replay(table.id, upto=0)}
-    resigned = [n for n, record in enumerate(log) if record.action == RESIGN]
-    if not resigned or resigned == [len(log) - 1]:
-        dealt["final"] = await store.replay(table.id, upto=len(scripted))
+    actions: list[dict[str, Any]] = []
+    resignations: list[dict[str, int]] = []
+    for record in log:
+        if record.action == RESIGN:
+            resignations.append({"after": len(actions), "seat": record.seat})
+        else:
+            actions.append({"seat": record.seat, "action": record.action, "events": record.events})
     return {
         "game": table.game,
         "seats": len(table.seats),
         "options": table.options,
         "seed": table.seed,
         "chance": fair,
-        "actions": [{"seat": r.seat, "action": r.action, "events": r.events} for r in scripted],
-        "dealt": dealt,
+        "actions": actions,
+        "dealt": {
+            "opening": await store.replay(table.id, upto=0),
+            "final": table.state,
+            "resignations": resignations,
+        },
     }
 
 

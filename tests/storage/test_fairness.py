@@ -165,3 +165,35 @@ async def test_two_players_of_one_daily_seed_get_every_die_and_card_alike(store:
     assert common >= 4 and dice_a[:common] == dice_b[:common]
     turns = set(cards_a) & set(cards_b)
     assert len(turns) >= 4 and all(cards_a[t] == cards_b[t] for t in turns)
+
+
+async def test_a_tower_poker_seat_leaving_mid_game_still_verifies(store: Store) -> None:
+    """A resignation is no script action: the export says where it came, and the verifier
+    replays it there, so the others' later cards still match."""
+    towers = get_game("towers")
+    table = await store.create_table(
+        guild_id=5, channel_id=7, game="towers", host_id=1, seats=(1, 2, 3), start=True
+    )
+    chooser = random.Random(4)
+
+    async def moves(table: TableRecord, count: int) -> TableRecord:
+        for _ in range(count):
+            assert table.state is not None
+            seat = towers.to_act(table.state)
+            if seat is None:
+                break
+            legal = [a for a in towers.legal_actions(table.state, seat) if a["type"] != "leave"]
+            table, _ = await store.act(
+                table.id, table.seats[seat], chooser.choice(legal), table.ply
+            )
+        return table
+
+    table = await moves(table, 6)
+    table, _ = await store.resign(table.id, 3)
+    table = await moves(table, 40)
+    script = await export_script(store, table)
+    assert script["dealt"]["resignations"] == [{"after": 6, "seat": 2}]
+    verdict = verify(script)
+    assert verdict.ok, verdict.text()
+    script["dealt"]["resignations"] = []
+    assert not verify(script).ok  # without the leave, the game that follows is another
