@@ -3,9 +3,10 @@
     .venv/bin/python benchmarks/kurth_playout.py [--games N] [--seed S]
 
 Not a test. Each game is set up with its own seed and played to its end by choosing uniformly
-among ``legal_actions`` at every decision, each action applied with the per-ply generator the
-store uses (``rng_for(seed, ply)``). The timed loop is what a playout costs: ``legal_actions``,
-the choice and ``apply`` for every action, plus ``setup`` for every game. Prints the games, the
+among ``legal_actions`` at every decision, each action applied with the chance the store uses
+(``chance.advance``: streams by purpose, engine/chance.py). The timed loop is what a playout
+costs: ``legal_actions``, the choice and ``apply`` for every action, plus ``setup`` for every
+game. Prints the games, the
 actions, the time, actions per second and how the games ended. Target (issue 9): at least
 10,000 actions per second.
 """
@@ -17,18 +18,18 @@ import random
 
 from playouts import measure
 
+from engine import chance
 from engine.kurth import GAME
-from engine.rules import rng_for
 
 
 def playout(seed: int, chooser: random.Random) -> tuple[int, str]:
     """One game to its end; returns the number of actions and the result's reason."""
     difficulty = chooser.choice(("easy", "normal", "advanced"))
-    state = GAME.setup(1, {"difficulty": difficulty}, rng_for(seed, "setup"))
+    state = chance.deal(GAME, 1, {"difficulty": difficulty}, seed)
     ply = 0
     while state["to_act"] is not None:
         action = chooser.choice(GAME.legal_actions(state, 0))
-        state, _events = GAME.apply(state, 0, action, rng_for(seed, ply))
+        state, _events = chance.advance(GAME, state, 0, action, seed, ply)
         ply += 1
     result = GAME.result(state)
     assert result is not None

@@ -5,11 +5,11 @@
 Not a test. Each game is set up with its own seed, 2 to 7 seats and the default options, and
 played to its end by choosing uniformly among the ``legal_actions`` other than ``leave`` at
 every decision (``leave``, always legal, is taken with probability P instead, default 0.002, so
-that games are not mostly players walking out). Each action is applied with the per-ply
-generator the store uses (``rng_for(seed, ply)``). The timed loop is what a playout costs:
-``legal_actions``, the choice and ``apply`` for every action (showdowns and reshuffles
-included), plus ``setup`` for every game; the hand-ranking table, built once per process, is
-built before the clock starts. Prints the games, the actions, the time, actions per
+that games are not mostly players walking out). Each action is applied with the chance the
+store uses (``chance.advance``: streams by purpose, engine/chance.py). The timed loop is what a
+playout costs: ``legal_actions``, the choice and ``apply`` for every action (showdowns and
+reshuffles included), plus ``setup`` for every game; the hand-ranking table, built once per
+process, is built before the clock starts. Prints the games, the actions, the time, actions per
 second and how the games ended. Target (issue 8): at least 10,000 actions per second.
 """
 
@@ -20,8 +20,8 @@ import random
 
 from playouts import measure
 
+from engine import chance
 from engine.poker_hands import hand_value
-from engine.rules import rng_for
 from engine.towers import GAME
 
 LEAVE = {"type": "leave"}
@@ -29,7 +29,7 @@ LEAVE = {"type": "leave"}
 
 def playout(seed: int, chooser: random.Random, leave: float) -> tuple[int, str]:
     """One game to its end; returns the number of actions and the result's reason."""
-    state = GAME.setup(chooser.randint(2, 7), {}, rng_for(seed, "setup"))
+    state = chance.deal(GAME, chooser.randint(2, 7), {}, seed)
     ply = 0
     while state["to_act"] is not None:
         seat = state["to_act"]
@@ -38,7 +38,7 @@ def playout(seed: int, chooser: random.Random, leave: float) -> tuple[int, str]:
             action = LEAVE
         else:
             action = chooser.choice([a for a in legal if a["type"] != "leave"] or legal)
-        state, _events = GAME.apply(state, seat, action, rng_for(seed, ply))
+        state, _events = chance.advance(GAME, state, seat, action, seed, ply)
         ply += 1
     result = GAME.result(state)
     assert result is not None

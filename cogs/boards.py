@@ -17,11 +17,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
 
+from cogs import fairness
 from cogs.render import get_renderer, playable_games
 from cogs.render.base import OVER_COLOUR
 from cogs.render.charts import rating_chart
 from engine import get_game
-from storage import RESIGN, Standing, Store, TableError, TableRecord
+from engine.verify import verify
+from storage import Standing, Store, TableError, TableRecord
+from storage.fairness import commitment_of, export_script
 from storage.results import ALL_TIME, GameResult
 
 if TYPE_CHECKING:
@@ -265,10 +268,27 @@ class Boards:
             )
         return table
 
+    async def _open_deal(self, interaction: discord.Interaction[Any], tid: int) -> TableRecord:
+        """A finished table whose seed may be shown: not a daily game before its day is over."""
+        table = await self._finished(interaction, tid)
+        day = await fairness.closed_day(self.store, table)
+        if day is not None:
+            raise TableError(
+                f"Table #{tid} is a daily challenge game of {day}: its seed and deal stay closed "
+                "until that UTC day is over, since everyone here is dealt the same today."
+            )
+        return table
+
     async def replay(
         self, interaction: discord.Interaction[Any], tid: int, step: int
     ) -> tuple[list[discord.Embed], discord.ui.View]:
         table = await self._finished(interaction, tid)
+        day = await fairness.closed_day(self.store, table)
+        if day is not None and interaction.user.id not in table.seats:
+            raise TableError(
+                f"Table #{tid} is a daily challenge game of {day}: its replay opens to everyone "
+                "when that UTC day is over, since everyone here is dealt the same today."
+            )
         log = await self.store.actions(tid)
         step = min(max(step, 0), len(log))
         state = await self.store.replay(tid, upto=step)
@@ -283,9 +303,22 @@ class Boards:
         ]
         board = renderer.table_embed(game.view(state, None), names, recent[-5:])
         board.title = f"Replay of table #{tid} — move {step} of {len(log)}"
-        board.set_footer(text="Every hidden card is shown: this game is over.")
+        seal = commitment_of(table)
+        if day is not None:  # the owner's own daily game: what they saw, nothing of the seed
+            board.set_footer(
+                text=f"Your daily game of {day}: only what you saw. Its seed, export and replay "
+                "for others open when that UTC day is over."
+            )
+        elif seal is not None:
+            board.set_footer(
+                text="Every hidden card is shown.\n" + fairness.reveal_line(table, seal)
+            )
+        else:
+            board.set_footer(text="Every hidden card is shown: this game is over.")
         embeds = [board]
         for seat, name in enumerate(names):  # what each seat saw: hands and hidden cards
+            if day is not None and table.seats[seat] != interaction.user.id:
+                continue
             panel = renderer.panel_embed(game.view(state, seat), names)
             panel.title = f"{name}'s side"
             panel.set_footer(text=None)
@@ -297,24 +330,25 @@ class Boards:
         view.add_item(ReplayStep(tid, step - 1, "back", disabled=step == 0))
         view.add_item(ReplayStep(tid, step + 1, "next", disabled=step >= len(log)))
         view.add_item(ReplayStep(tid, len(log), "last", disabled=step >= len(log)))
-        view.add_item(ExportGame(tid))
+        if day is None:
+            view.add_item(ExportGame(tid))
+            view.add_item(ExportGame(tid, verify=True))
         return embeds, view
 
     async def export(self, interaction: discord.Interaction[Any], tid: int) -> discord.File:
         """The game as a script (``../shared/spec/README.md``): ``python -m engine.script``
         reproduces it. A resignation is a table action outside the script format: the script
         stops before it."""
-        table = await self._finished(interaction, tid)
-        log = await self.store.actions(tid)
-        script = {
-            "game": table.game,
-            "seats": len(table.seats),
-            "options": table.options,
-            "seed": table.seed,
-            "actions": [{"seat": r.seat, "action": r.action} for r in log if r.action != RESIGN],
-        }
+        table = await self._open_deal(interaction, tid)
+        script = await export_script(self.store, table)
         data = json.dumps(script, indent=1).encode()
         return discord.File(io.BytesIO(data), filename=f"siege-table-{tid}.json")
+
+    async def verify(self, interaction: discord.Interaction[Any], tid: int) -> str:
+        """``python -m engine.verify`` on the game as exported, answered in Discord."""
+        table = await self._open_deal(interaction, tid)
+        verdict = verify(await export_script(self.store, table))
+        return f"**Table #{tid}**\n" + verdict.text()[:1900]
 
 
 class BoardPage(
@@ -395,32 +429,41 @@ class ReplayStep(
 
 class ExportGame(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sh:export:(?P<tid>[0-9]{1,18})",
+    template=r"sh:(?P<what>export|verify):(?P<tid>[0-9]{1,18})",
 ):
-    def __init__(self, tid: int):
+    """Export script (a file ``python -m engine.script`` plays and ``python -m engine.verify``
+    checks), or with ``verify`` the check itself, answered only to the clicker."""
+
+    def __init__(self, tid: int, *, verify: bool = False):
+        what = "verify" if verify else "export"
         super().__init__(
             discord.ui.Button(
-                label="Export script",
+                label="Verify the deal" if verify else "Export script",
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"sh:export:{tid}",
+                custom_id=f"sh:{what}:{tid}",
             )
         )
-        self.tid = tid
+        self.tid, self.verify = tid, verify
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
     ) -> ExportGame:
-        return cls(int(match["tid"]))
+        return cls(int(match["tid"]), verify=match["what"] == "verify")
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         boards = boards_of(interaction)
 
         async def flow() -> None:
+            if self.verify:
+                text = await boards.verify(interaction, self.tid)
+                await interaction.response.send_message(text, ephemeral=True)
+                return
             script = await boards.export(interaction, self.tid)
             await interaction.response.send_message(
                 "The game as a script: `python -m engine.script` plays it again exactly"
-                " (a resignation, being a table action, is not part of the format).",
+                " (a resignation, being a table action, is not part of the format), and"
+                " `python -m engine.verify` checks its seed, salt and every card and die.",
                 file=script,
                 ephemeral=True,
             )

@@ -1,6 +1,8 @@
 """The daily challenge of Siege at Kurth: ``/siege daily start`` and ``/siege daily board``.
 
-Every player of a server defends against the same draws and dice on a UTC day. The first game of
+Every player of a server defends against the same draws and dice on a UTC day at a difficulty
+(each difficulty has its own deal); a daily game's seed, replay and export stay closed until its
+day is over (cogs/fairness.py). The first game of
 a player per day and difficulty is scored; any other that day is practice, and the table says so.
 (A Discord command group cannot also be a command, hence ``start`` and ``board`` under ``daily``.)
 """
@@ -59,7 +61,8 @@ class Daily:
         await self.hall.post_new_table(interaction, table)
         note = (
             f"Daily challenge {day}, {difficulty}: this game is **scored** — your result goes on "
-            "`/siege daily board`. Everyone here faces the same draws and dice today."
+            "`/siege daily board`. Everyone here faces the same draws and dice today at this "
+            "difficulty."
             if scored
             else f"Daily challenge {day}, {difficulty}: you already played today's scored game "
             "at this difficulty, so this one is **practice** and does not go on the board."
@@ -79,11 +82,17 @@ class Daily:
         embed = discord.Embed(
             title=f"Siege at Kurth — daily challenge {chosen}, {difficulty}", colour=OVER_COLOUR
         )
-        embed.description = (
-            "\n".join(self.line(line, names[line.user_id]) for line in lines)
-            if lines
-            else "No scored game finished yet today: `/siege daily start` to be the first."
-        )
+        today = chosen == self.today()
+        if lines:
+            embed.description = "\n".join(self.line(line, names[line.user_id]) for line in lines)
+        elif today:
+            embed.description = (
+                "No scored game finished yet today: `/siege daily start` to be the first."
+            )
+        else:
+            embed.description = f"Nobody finished a scored {difficulty} game that day ({chosen})."
+        if not today:
+            embed.title = f"Siege at Kurth — daily challenge of {chosen} (a past day), {difficulty}"
         if mine is not None and all(line.user_id != mine.user_id for line in lines):
             embed.add_field(name="You", value=self.line(mine, names[mine.user_id]), inline=False)
         embed.set_footer(text="Best score first, then fewest turns. One scored game a day each.")
@@ -93,9 +102,15 @@ class Daily:
         if day is None or not day.strip():
             return self.today()
         try:
-            return f"{datetime.strptime(day.strip(), '%Y-%m-%d'):%Y-%m-%d}"
+            chosen = f"{datetime.strptime(day.strip(), '%Y-%m-%d'):%Y-%m-%d}"
         except ValueError:
             raise TableError("A day is written like 2026-11-25.") from None
+        if chosen > self.today():
+            raise TableError(
+                f"{chosen} has not come yet (days are UTC; today is {self.today()}): its board "
+                "opens when its challenge does."
+            )
+        return chosen
 
     @staticmethod
     def line(line: Any, name: str) -> str:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from cogs import fairness
 from cogs.components import LobbyButton, TableButton, layout
 from cogs.delivery import Delivery, fingerprint
 from cogs.pictures import Pictures
@@ -376,6 +377,7 @@ class Hall:
         embed = renderer.table_embed(view, names, await self.recent_lines(table))
         turn = renderer.turn_number(view, table.ply)
         embed.set_footer(text=f"Table #{table.id} · turn {turn} · /siege rules {table.game}")
+        await fairness.stamp(embed, table, self.store)
         image = None
         alt = None
         last_events = await self.last_events(table)

@@ -460,6 +460,17 @@ class Siege(commands.Cog):
 
         await self.hall.guarded(interaction, flow)
 
+    @siege.command(name="verify", description="Check a finished game's deal against its seed.")
+    @app_commands.describe(table="The table's number (#12 in /siege history)")
+    async def verify(
+        self, interaction: discord.Interaction[Any], table: app_commands.Range[int, 1]
+    ) -> None:
+        async def flow() -> None:
+            text = await self.boards.verify(interaction, table)
+            await interaction.response.send_message(text, ephemeral=True)
+
+        await self.hall.guarded(interaction, flow)
+
     @siege.command(
         name="recompute", description="Rebuild this server's ratings from every stored result."
     )

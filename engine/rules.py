@@ -14,8 +14,9 @@ in ``engine/__init__.py`` maps a key such as ``"castles"`` to it. The contract f
 
 States are plain JSON-able dictionaries carrying a ``version`` number. Events are past-tense
 dictionaries (``{"type": "card_laid", ...}``) and are public by contract: nothing hidden from any
-seat may appear in one. Randomness is always passed in; :func:`rng_for` derives it from the game's
-seed and ply so a stored action log replays to the identical state.
+seat may appear in one. Randomness is always passed in, from the game's seed alone:
+``engine/chance.py`` chooses it (the deal from :func:`rng_for` ``(seed, "setup")``, every later
+draw from a stream named by its purpose) so a stored action log replays to the identical state.
 """
 
 from __future__ import annotations
@@ -180,7 +181,8 @@ class StoredTurn:
 
 
 def rng_for(seed: int, ply: int | str) -> random.Random:
-    """The generator for one move (or ``"setup"``) of a game: the same seed and ply, the same draws.
+    """The generator named ``ply`` of a game: ``"setup"`` deals every game; a move number is the
+    per-move generator of games dealt before chance came by purpose (engine/chance.py).
 
     >>> rng_for(7, 3).random() == rng_for(7, 3).random()
     True

@@ -1,10 +1,13 @@
 """The script runner: ``python -m engine.script FILE`` (or ``-`` for standard input).
 
 Reads a JSON script naming a game, its seats, options, seed, an optional stack (what chance will
-bring) and a list of actions, plays them through the engine and prints one JSON document with
-``steps``, ``to_act``, ``legal``, ``summary`` and ``result``, exactly as
-``../shared/spec/README.md`` defines. Exit status 0 whenever the script could be read (refused
-actions included); 2 with a one-line message on standard error when it is malformed.
+bring), an optional ``chance`` object (``{"scheme": 1}`` replays a game dealt before chance came
+in streams by purpose: see engine/chance.py; an exported game adds its salt and commitment there,
+and a ``dealt`` record that ``python -m engine.verify`` checks) and a list of actions, plays
+them through the engine and prints one JSON document with ``steps``, ``to_act``, ``legal``,
+``summary`` and ``result``, exactly as ``../shared/spec/README.md`` defines. Exit status 0
+whenever the script could be read (refused actions included); 2 with a one-line message on
+standard error when it is malformed.
 """
 
 from __future__ import annotations
@@ -14,10 +17,10 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from engine import get_game
-from engine.rules import RuleError, SetupError, rng_for
+from engine import chance, get_game
+from engine.rules import RuleError, SetupError
 
-SCRIPT_KEYS = frozenset({"game", "seats", "options", "seed", "stack", "actions"})
+SCRIPT_KEYS = frozenset({"game", "seats", "options", "seed", "stack", "chance", "dealt", "actions"})
 
 
 class MalformedScript(ValueError):
@@ -46,9 +49,11 @@ def run_script(script: Mapping[str, Any]) -> dict[str, Any]:
     actions = script.get("actions", [])
     if not isinstance(actions, list):
         raise MalformedScript("'actions' must be a list.")
+    scheme = scheme_in(script)
     try:
         game = get_game(key)
-        state = game.setup(script.get("seats"), options, rng_for(seed, "setup"), stack)  # type: ignore[arg-type]
+        seats = script.get("seats")
+        state = chance.deal(game, seats, options, seed, stack, scheme)  # type: ignore[arg-type]
     except SetupError as exc:
         raise MalformedScript(str(exc)) from None
 
@@ -63,7 +68,7 @@ def run_script(script: Mapping[str, Any]) -> dict[str, Any]:
         action = dict(entry["action"])
         step: dict[str, Any] = {"seat": seat, "action": action}
         try:
-            state, events = game.apply(state, seat, action, rng_for(seed, ply))
+            state, events = chance.advance(game, state, seat, action, seed, ply)
         except RuleError as exc:
             step.update(ok=False, error=str(exc))
         else:
@@ -80,6 +85,18 @@ def run_script(script: Mapping[str, Any]) -> dict[str, Any]:
         "summary": game.summary(state),
         "result": None if result is None else result.to_json(),
     }
+
+
+def scheme_in(script: Mapping[str, Any]) -> int:
+    """The chance scheme a script names (``{"chance": {"scheme": 1}}``); the current one if none."""
+    given = script.get("chance", {})
+    if not isinstance(given, Mapping):
+        raise MalformedScript("'chance' must be an object.")
+    scheme = given.get("scheme", chance.CURRENT)
+    if isinstance(scheme, bool) or scheme not in chance.SCHEMES:
+        listed = " or ".join(str(s) for s in chance.SCHEMES)
+        raise MalformedScript(f"'chance' 'scheme' must be {listed}.")
+    return int(scheme)
 
 
 def parse(data: bytes) -> Any:

@@ -30,8 +30,8 @@ from cogs.render.base import (
     Renderer,
     StageSelect,
 )
-from engine import ai
-from engine.rules import Action, Event, Game, Result, RuleError, State, rng_for
+from engine import ai, chance
+from engine.rules import Action, Event, Game, Result, RuleError, State
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 HINT_WORDS = frozenset({"h", "hint", "?"})
@@ -140,7 +140,7 @@ class Terminal:
 
     def play(self) -> Result:
         game = self.game
-        state = game.setup(len(self.seats), self.options, rng_for(self.seed, "setup"))
+        state = chance.deal(game, len(self.seats), self.options, self.seed)
         self.say(
             f"{game.title}: " + ", ".join(f"seat {i + 1} {n}" for i, n in enumerate(self.names))
         )
@@ -155,7 +155,7 @@ class Terminal:
                 action = self.computer_move(state, seat, ply)
             else:
                 action = self.human_move(state, seat, ply)
-            state, events = game.apply(state, seat, action, rng_for(self.seed, ply))
+            state, events = chance.advance(game, state, seat, action, self.seed, ply)
             self.show_events(events)
             ply += 1
         self.say()
@@ -206,7 +206,7 @@ class Terminal:
                 self.say("That is not a move: type the number of a choice.")
                 return None
             try:
-                self.game.apply(state, seat, action, rng_for(self.seed, "check"))
+                chance.advance(self.game, state, seat, action, self.seed, ply=0)
             except RuleError as refused:
                 self.say(str(refused))
                 return None

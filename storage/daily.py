@@ -1,9 +1,11 @@
 """The daily challenge of Siege at Kurth, on the database thread (sqlite3-style
 calls on either database).
 
-Every player of a server gets the same seed on a UTC day, so everyone defends against the same
-draws and dice. The seed is an HMAC of the day under a random secret of the server stored in the
-database: it cannot be worked out before the day. The first attempt of a player per day and
+Every player of a server gets the same seed on a UTC day and difficulty, so everyone defends
+against the same draws and dice (chance comes in streams by purpose: engine/chance.py). The
+seed is an HMAC of the day and difficulty under a random secret of the server stored in the
+database: it cannot be worked out before the day. A daily game's seed and deal stay closed to
+everyone until its day is over (storage/fairness.py). The first attempt of a player per day and
 difficulty is scored; later ones are practice. A scored attempt's score is written in the
 transaction of the action that ends its game (:func:`finish`), once: the result row's key and
 this table's key are the table.
@@ -34,8 +36,9 @@ class DailyLine:
     rank: int
 
 
-def seed_for(conn: Connection, guild_id: int, day: str) -> int:
-    """The day's seed of a server (its secret is made on first use)."""
+def seed_for(conn: Connection, guild_id: int, day: str, difficulty: str) -> int:
+    """The seed of a server's day at one difficulty (its secret is made on first use): each
+    difficulty its own, so a player's easy game shows nothing of their advanced one."""
     row = conn.execute(
         "SELECT secret FROM guild_secrets WHERE guild_id = ?", (guild_id,)
     ).fetchone()
@@ -46,8 +49,16 @@ def seed_for(conn: Connection, guild_id: int, day: str) -> int:
         )
     else:
         secret = str(row[0])
-    digest = hmac.new(bytes.fromhex(secret), f"kurth-daily:{day}".encode(), hashlib.sha256)
+    digest = hmac.new(
+        bytes.fromhex(secret), f"kurth-daily:{day}:{difficulty}".encode(), hashlib.sha256
+    )
     return int.from_bytes(digest.digest()[:8], "big") >> 2  # fits SQLite's signed integers
+
+
+def day_of(conn: Connection, table_id: int) -> str | None:
+    """The UTC day of a daily game (``None``: the table is not one)."""
+    row = conn.execute("SELECT day FROM daily_attempts WHERE table_id = ?", (table_id,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def has_scored_attempt(
@@ -138,4 +149,14 @@ def standing(
     return DailyLine(user_id, int(score), int(turns), bool(won), int(ahead) + 1)
 
 
-__all__ = ["GAME", "DailyLine", "add_attempt", "board", "finish", "seed_for", "standing"]
+__all__ = [
+    "GAME",
+    "DailyLine",
+    "add_attempt",
+    "board",
+    "day_of",
+    "finish",
+    "has_scored_attempt",
+    "seed_for",
+    "standing",
+]

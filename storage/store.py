@@ -30,7 +30,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from engine import get_game
+from engine import chance, get_game
 from engine.rules import (
     JSON,
     Action,
@@ -42,9 +42,8 @@ from engine.rules import (
     dumps,
     loads,
     resolve_options,
-    rng_for,
 )
-from storage import clock, computers, daily, offers, players, results
+from storage import clock, computers, daily, fairness, offers, players, results
 from storage.database import (
     BUSY_TIMEOUT_MS,
     Connection,
@@ -127,6 +126,7 @@ class TableRecord:
     deadline: str | None = None  # when the seat to act (or the lobby) runs out of time
     remind_at: str | None = None  # when to remind the seat to act (None once reminded)
     forfeit_after: int = FORFEIT_AFTER  # missed deadlines before a seat forfeits
+    salt: str | None = None  # kept secret with the seed until the end (None: made before 012)
 
     @property
     def engine(self) -> Game:
@@ -436,7 +436,8 @@ class Store:
         or with ``upto`` the state after its first ``upto`` actions."""
         table = await self._require(table_id)
         game = table.engine
-        state = game.setup(len(table.seats), table.options, rng_for(table.seed, "setup"))
+        scheme = chance.scheme_of(table.state)
+        state = chance.deal(game, len(table.seats), table.options, table.seed, scheme=scheme)
         for record in (await self.actions(table_id))[:upto]:
             state, _ = perform(game, state, record.seat, record.action, table.seed, record.ply)
         return state
@@ -620,21 +621,23 @@ class Store:
                     need = f"{engine.min_seats} to {engine.max_seats} players"
                 raise TableError(f"{engine.title} needs {need}; {len(table.seats)} seated.")
             seats = seat_order(table.seats, table.host_id, table.seating, table.seed)
-            state = engine.setup(len(seats), table.options, rng_for(table.seed, "setup"))
+            state = chance.deal(engine, len(seats), table.options, table.seed)
             moment = self._moment()
             now = clock.stamp(moment)
             first = engine.to_act(state)
             deadline, remind_at = _move_deadlines(
                 conn, table.time_control, moment, seats[first if first is not None else 0]
             )
+            salt = table.salt or fairness.new_salt()  # a lobby opened before migration 012
             conn.execute(
                 "UPDATE tables SET status = 'running', state = ?, version = version + 1,"
-                " updated_at = ?, deadline = ?, remind_at = ? WHERE id = ?",
-                (dumps(state), now, deadline, remind_at, table.id),
+                " updated_at = ?, deadline = ?, remind_at = ?, salt = ? WHERE id = ?",
+                (dumps(state), now, deadline, remind_at, salt, table.id),
             )
             _write_seats(conn, table.id, seats)
             return replace(
                 table,
+                salt=salt,
                 status="running",
                 state=state,
                 seats=seats,
@@ -913,7 +916,7 @@ class Store:
                 channel_id=channel_id,
                 game=daily.GAME,
                 options=options,
-                seed=daily.seed_for(conn, guild_id, day),
+                seed=daily.seed_for(conn, guild_id, day, difficulty),
                 host_id=user_id,
                 seats=(user_id,),
                 start=True,
@@ -931,6 +934,10 @@ class Store:
             return table, scored
 
         return await self._write(run)
+
+    async def daily_day(self, table_id: int) -> str | None:
+        """The UTC day of a daily game (``None``: the table is not one)."""
+        return await self._db.read(lambda conn: daily.day_of(conn, table_id))
 
     async def daily_board(
         self, guild_id: int, day: str, difficulty: str, *, offset: int = 0, limit: int = 10
@@ -1165,10 +1172,12 @@ RESIGN: Action = {"type": "resign"}
 def perform(
     game: Game, state: State, seat: int, action: Action, seed: int, ply: int
 ) -> tuple[State, list[Event]]:
-    """One logged action: the table-level resignation, or a move through the game's rules."""
+    """One logged action: the table-level resignation, or a move through the game's rules with
+    the chance of the table's scheme (engine/chance.py)."""
     if action == RESIGN:
-        return game.resign(state, seat)
-    return game.apply(state, seat, action, rng_for(seed, ply))
+        after, events = game.resign(state, seat)
+        return chance.keep(state, after), events
+    return chance.advance(game, state, seat, action, seed, ply)
 
 
 def seat_order(
@@ -1386,7 +1395,7 @@ def _new_table(
         raise TableExists(existing)
     engine = get_game(game)
     clock.per_move(time_control)  # refuses an unknown control before anything is written
-    state = engine.setup(len(seats), options, rng_for(seed, "setup")) if start else None
+    state = chance.deal(engine, len(seats), options, seed) if start else None
     now = clock.stamp(moment)
     if start and state is not None:
         first = engine.to_act(state)
@@ -1398,7 +1407,8 @@ def _new_table(
     cur = conn.execute(
         "INSERT INTO tables (guild_id, channel_id, game, options, seed, host_id,"
         " status, state, created_at, updated_at, rematch_of, seating, time_control, deadline,"
-        " remind_at, forfeit_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " remind_at, forfeit_after, salt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+        " ?, ?)",
         (
             guild_id,
             channel_id,
@@ -1416,6 +1426,7 @@ def _new_table(
             deadline,
             remind_at,
             forfeit_after,
+            fairness.new_salt(),
         ),
     )
     assert cur.lastrowid is not None
@@ -1557,6 +1568,7 @@ def _record(row: Any, seats: tuple[int, ...]) -> TableRecord:
             deadline=row["deadline"],
             remind_at=row["remind_at"],
             forfeit_after=row["forfeit_after"],
+            salt=row["salt"],
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise CorruptTable(

@@ -32,7 +32,7 @@ def play(*args: str, stdin: str, timeout: float = 60) -> subprocess.CompletedPro
 
 
 def test_a_game_against_the_computer_to_its_end() -> None:
-    done = play("king", "--vs", "computer:normal", "--seed", "4", stdin="1\n" * 400)
+    done = play("king", "--vs", "computer:normal", "--seed", "5", stdin="1\n" * 400)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     out = done.stdout

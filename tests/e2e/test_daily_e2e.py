@@ -39,7 +39,7 @@ async def resign(w: World, user: FakeUser, where: FakeChannel) -> None:
 def upkeep(message: FakeMessage) -> str:
     """The facts of the first upkeep as the table shows them (the city and this turn's cards),
     without what names the table or the player (footer, picture file, mention)."""
-    personal = ("Table #", ".png", "<@")
+    personal = ("Table #", ".png", "<@", "sha256")
     return "\n".join(
         line for line in message.text().splitlines() if not any(p in line for p in personal)
     )

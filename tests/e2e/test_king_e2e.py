@@ -36,12 +36,13 @@ from tests.fakecord.world import FakeUser
 
 pytestmark = pytest.mark.e2e
 
-# Table seeds (also the policy's seeds), picked for short games. With the specials, seed 3487 has
-# matches of both kinds, a Judge and a Sorcerer taking effect, an Artisan cancelling, a Throne
-# falling to a siege, and an Assassin decision closing a Throne column before a siege finds a King
-# (27 moves). Without them, seed 374 has both kinds of match, a Warrior and a fallen Throne.
-SEED_SPECIALS = 3487
-SEED_PLAIN = 374
+# Table seeds (also the policy's seeds), picked for short games with chance by purpose
+# (engine/chance.py). With the specials, seed 40 has matches of both kinds, a Judge and a Sorcerer
+# taking effect, an Artisan cancelling, a Throne falling to a siege, and an Assassin decision
+# closing a Throne column before a siege finds a King (25 moves). Without them, seed 4 has both
+# kinds of match, a Warrior and a fallen Throne (22 moves).
+SEED_SPECIALS = 40
+SEED_PLAIN = 4
 STEPS_MAX = 150
 SETTLE_AFTER_MOVE = 0.1  # seconds without bot traffic before a move counts as done
 NAME_PATTERNS = {

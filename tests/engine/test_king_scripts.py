@@ -3,7 +3,7 @@ of the seed, 10.1 to 10.3), run through the script runner ``python -m engine.scr
 subprocess, asserting what the spec's text states; then the malformed scripts of section 4.
 
 "After step n" statements are checked by replaying the first n actions in-process exactly as the
-runner does (``rng_for(seed, "setup")``, then ``rng_for(seed, ply)``), since the runner only
+runner does (``chance.deal``, then ``chance.advance``: engine/chance.py), since the runner only
 prints the final state; statements about a seat's hand use that seat's private view.
 """
 
@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
+from engine import chance
 from engine.king import GAME as KING
-from engine.rules import State, rng_for
+from engine.rules import State
 from engine.script import MalformedScript, run_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,9 +49,9 @@ def example(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
 def replay(script: dict[str, Any], steps: int) -> State:
     """The state after the first ``steps`` actions, each of which must be accepted."""
     seed = script["seed"]
-    state = KING.setup(script["seats"], script["options"], rng_for(seed, "setup"), script["stack"])
+    state = chance.deal(KING, script["seats"], script["options"], seed, script["stack"])
     for ply, entry in enumerate(script["actions"][:steps]):
-        state, _ = KING.apply(state, entry["seat"], entry["action"], rng_for(seed, ply))
+        state, _ = chance.advance(KING, state, entry["seat"], entry["action"], seed, ply)
     return state
 
 

@@ -4,7 +4,7 @@ malformed scripts of section 4.
 
 The runner only prints the final state, so "before any action" and "after step n" statements are
 checked by replaying the first n actions in-process exactly as the runner does
-(``rng_for(seed, "setup")``, then ``rng_for(seed, ply)`` for each accepted action), with
+(``chance.deal`` then ``chance.advance`` for each accepted action: engine/chance.py), with
 ``engine.kurth`` imported directly. The subprocess tests need ``kurth`` in the registry
 (``engine/__init__.py``); the replays do not.
 """
@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
+from engine import chance
 from engine.kurth import GAME, LOCATIONS
-from engine.rules import RuleError, State, rng_for
+from engine.rules import RuleError, State
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "tests" / "scripts" / "kurth"
@@ -55,13 +56,11 @@ def replay(script: dict[str, Any], steps: int) -> State:
     """The state after the first ``steps`` actions, as the runner plays them (a refused action
     changes nothing and uses no ply)."""
     seed = script["seed"]
-    state = GAME.setup(
-        script["seats"], script["options"], rng_for(seed, "setup"), script.get("stack", {})
-    )
+    state = chance.deal(GAME, script["seats"], script["options"], seed, script.get("stack", {}))
     ply = 0
     for entry in script["actions"][:steps]:
         try:
-            state, _ = GAME.apply(state, entry["seat"], entry["action"], rng_for(seed, ply))
+            state, _ = chance.advance(GAME, state, entry["seat"], entry["action"], seed, ply)
         except RuleError:
             continue
         ply += 1
@@ -313,7 +312,7 @@ def test_a_game_played_to_its_end_through_the_runner() -> None:
     while GAME.to_act(state) is not None:
         action = GAME.legal_actions(state, 0)[0]
         actions.append({"seat": 0, "action": action})
-        state, _ = GAME.apply(state, 0, action, rng_for(99, len(actions) - 1))
+        state, _ = chance.advance(GAME, state, 0, action, 99, len(actions) - 1)
     done = run("-", stdin=json.dumps({**script, "actions": actions}))
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)

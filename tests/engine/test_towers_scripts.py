@@ -5,8 +5,8 @@ malformed scripts of section 4 (exit status 2).
 Each example also runs in-process through :func:`engine.script.run_script` with the game put in
 the registry for the test only, so the figures are checked before ``engine/__init__.py`` lists
 ``towers``; the subprocess runs need that registry line. "After step n" statements are checked
-by replaying the first n actions exactly as the runner does (``rng_for(seed, "setup")``, then
-``rng_for(seed, ply)``).
+by replaying the first n actions exactly as the runner does (``chance.deal``, then
+``chance.advance``: engine/chance.py).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 import engine
+from engine import chance
 from engine.rules import State, rng_for
 from engine.script import run_script
 from engine.towers import GAME
@@ -74,11 +75,11 @@ def example(n: int, runner: Runner) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def replay(script: dict[str, Any], steps: int) -> State:
     seed = script["seed"]
-    state = GAME.setup(script["seats"], script["options"], rng_for(seed, "setup"), script["stack"])
+    state = chance.deal(GAME, script["seats"], script["options"], seed, script["stack"])
     ply = 0
     for entry in script["actions"][:steps]:
         try:
-            state, _ = GAME.apply(state, entry["seat"], entry["action"], rng_for(seed, ply))
+            state, _ = chance.advance(GAME, state, entry["seat"], entry["action"], seed, ply)
         except engine.RuleError:
             continue
         ply += 1

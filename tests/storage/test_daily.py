@@ -41,8 +41,10 @@ async def test_everyone_in_a_server_gets_the_days_seed(store: Store, db_path: Pa
     assert alice == bob  # the same first upkeep: cards, markers, everything
     _, _, elsewhere = await start(store, ALICE, 3, guild=OTHER_GUILD)
     _, _, tomorrow = await start(store, ALICE, 4, day=NEXT_DAY)
+    await start(store, BOB, 5, difficulty="advanced")
     seeds = dict(raw_connect(db_path).execute("SELECT channel_id, seed FROM tables").fetchall())
-    assert seeds[1] == seeds[2] and len({seeds[1], seeds[3], seeds[4]}) == 3
+    # One seed per server, day and difficulty (issue 23: an easy game showed the advanced deal).
+    assert seeds[1] == seeds[2] and len({seeds[1], seeds[3], seeds[4], seeds[5]}) == 4
     # The seed is an HMAC of the day under the server's stored random secret: no one can work
     # out a future day's seed from the date.
     (secret,) = (
@@ -51,7 +53,7 @@ async def test_everyone_in_a_server_gets_the_days_seed(store: Store, db_path: Pa
         .fetchone()
     )
     assert len(bytes.fromhex(secret)) == 32
-    expected = hmac.new(bytes.fromhex(secret), f"kurth-daily:{DAY}".encode(), hashlib.sha256)
+    expected = hmac.new(bytes.fromhex(secret), f"kurth-daily:{DAY}:normal".encode(), hashlib.sha256)
     assert seeds[1] == int.from_bytes(expected.digest()[:8], "big") >> 2
     assert elsewhere != alice or tomorrow != alice
 

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from engine import chance
 from engine.castles import GAME
-from engine.rules import RuleError, SetupError, dumps, rng_for
+from engine.rules import RuleError, SetupError, dumps
 from storage import (
     CorruptTable,
     Seating,
@@ -157,7 +158,7 @@ async def test_lobby_create_join_leave_start(store: Store) -> None:
     started = await store.start(table.id, HOST)
     assert started.status == "running"
     assert started.ply == 0
-    assert started.state == GAME.setup(2, {"dealer": None}, rng_for(SEED, "setup"))
+    assert started.state == chance.deal(GAME, 2, {"dealer": None}, SEED)
     assert started == await fetch(store, table.id)
 
     with pytest.raises(TableError):
@@ -181,7 +182,7 @@ async def test_create_started_table_and_bad_options(store: Store) -> None:
     )
     assert table.status == "running"
     assert table.seats == (HOST, GUEST)
-    assert table.state == GAME.setup(2, {"dealer": 1}, rng_for(9, "setup"))
+    assert table.state == chance.deal(GAME, 2, {"dealer": 1}, 9)
     with pytest.raises(SetupError):
         await store.create_table(
             guild_id=GUILD, channel_id=CHANNEL + 1, game="castles", host_id=HOST, options={"x": 1}
@@ -249,7 +250,7 @@ async def test_act_commits_state_log_row_and_ply_together(store: Store) -> None:
     user = user_to_act(table)
     seat = table.seat_of(user)
     assert seat == 1  # seat 0 deals
-    expected, expected_events = GAME.apply(table.state, seat, DRAW, rng_for(SEED, 0))
+    expected, expected_events = chance.advance(GAME, table.state, seat, DRAW, SEED, 0)
 
     after, events = await store.act(table.id, user, DRAW, 0)
     assert after.ply == 1
