@@ -98,6 +98,26 @@ class Chance(random.Random):
         raise ChanceError("Chance is drawn by purpose: roll a die, shuffle, sample or pick.")
 
 
+def shuffle_for(rng: random.Random, cards: list[Any], purpose: str) -> None:
+    """Shuffle ``cards`` by the stream named ``purpose`` (``"shuffle:hand-3"``), whatever was
+    drawn before and whatever order the cards were gathered in (they are sorted first), under
+    :data:`BY_PURPOSE`; a game of :data:`BY_PLY` shuffles with its move's generator, as it was
+    dealt. For shuffles whose count depends on play (a pile that ran out), where the n-th
+    shuffle would not be the same shuffle in two games of one seed.
+
+    >>> a, b = ["3S", "AS", "KD"], ["KD", "3S", "AS"]
+    >>> shuffle_for(Chance(5, {}), a, "shuffle:hand-2")
+    >>> shuffle_for(Chance(5, {"shuffle": 4}), b, "shuffle:hand-2")
+    >>> a == b
+    True
+    """
+    if isinstance(rng, Chance):
+        cards.sort()
+        rng.stream(purpose).shuffle(cards)
+    else:
+        rng.shuffle(cards)
+
+
 def deal(
     game: Game,
     seats: int,
@@ -164,4 +184,5 @@ __all__ = [
     "deal",
     "keep",
     "scheme_of",
+    "shuffle_for",
 ]

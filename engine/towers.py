@@ -34,6 +34,7 @@ from itertools import combinations
 from typing import Any
 
 from engine import cards
+from engine.chance import shuffle_for
 from engine.poker_hands import JOKERS, best_value, category
 from engine.rules import (
     JSON,
@@ -889,7 +890,8 @@ def _end_hand(s: State, rng: random.Random, events: list[Event]) -> None:
             s["out"][x] = True
             events.append({"type": "seat_out", "seat": x})
     spire = s["spire"] + s["dungeon"] + s["face_up"] + [c for h in s["hands"] for c in h]
-    rng.shuffle(spire)
+    # By hand: the next hand's cards do not depend on what this one's players did.
+    shuffle_for(rng, spire, f"shuffle:hand-{s['hand_no'] + 1}")
     s["spire"], s["dungeon"] = spire, []
     _reset_hand(s)
     events.append({"type": "hand_ended", "hand_no": s["hand_no"]})

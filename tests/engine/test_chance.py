@@ -123,3 +123,29 @@ def test_the_commitment_binds_seed_and_salt() -> None:
     assert len(digest) == 64 and digest == chance.commitment(42, "ab" * 16)
     assert digest != chance.commitment(43, "ab" * 16)
     assert digest != chance.commitment(42, "cd" * 16)
+
+
+def test_tower_poker_deals_each_hand_by_its_number_not_by_what_was_played() -> None:
+    """The shuffle before hand n+1 is the stream ``shuffle:hand-<n+1>`` of the gathered cards,
+    sorted: whatever order they were gathered in, and however many shuffles came before it
+    (a spire that ran out mid-hand), the next hand is dealt alike."""
+    from engine import towers
+
+    state = chance.deal(towers.GAME, 3, {}, 11)
+    gathered = state["spire"] + state["dungeon"] + state["face_up"]
+    gathered += [c for hand in state["hands"] for c in hand]
+
+    def next_hand(order: list[str], rng: random.Random) -> tuple[list[str], list[list[str]]]:
+        s = towers.copy_state(state)
+        s["spire"], s["dungeon"], s["face_up"] = list(order), [], []
+        s["hands"] = [[] for _ in s["hands"]]
+        towers._end_hand(s, rng, [])
+        return s["spire"], s["hands"]
+
+    once = next_hand(sorted(gathered), chance.Chance(11, {}))
+    again = next_hand(sorted(gathered, reverse=True), chance.Chance(11, {"shuffle": 3, "die": 2}))
+    assert once == again
+    # A per-ply generator (games dealt before) shuffles the cards in the order gathered.
+    assert next_hand(sorted(gathered), random.Random(1)) != next_hand(
+        sorted(gathered, reverse=True), random.Random(1)
+    )
