@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine import get_game
+from engine.legal import play
 from engine.rules import RuleError, SetupError, rng_for
 
 SCRIPT_KEYS = frozenset({"game", "seats", "options", "seed", "stack", "actions"})
@@ -63,7 +64,7 @@ def run_script(script: Mapping[str, Any]) -> dict[str, Any]:
         action = dict(entry["action"])
         step: dict[str, Any] = {"seat": seat, "action": action}
         try:
-            state, events = game.apply(state, seat, action, rng_for(seed, ply))
+            state, events = play(game, state, seat, action, rng_for(seed, ply))
         except RuleError as exc:
             step.update(ok=False, error=str(exc))
         else:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from engine import get_game
+from engine.legal import play
 from engine.rules import (
     JSON,
     Action,
@@ -1168,7 +1169,7 @@ def perform(
     """One logged action: the table-level resignation, or a move through the game's rules."""
     if action == RESIGN:
         return game.resign(state, seat)
-    return game.apply(state, seat, action, rng_for(seed, ply))
+    return play(game, state, seat, action, rng_for(seed, ply))
 
 
 def seat_order(
