@@ -19,6 +19,7 @@ leaving no connection or thread behind.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -27,7 +28,11 @@ from typing import Any, Protocol, TypeVar
 
 import aiosqlite
 
+from storage import migration
+
 T = TypeVar("T")
+
+log = logging.getLogger("siege.storage")
 
 
 class Cursor(Protocol):
@@ -99,6 +104,36 @@ def _check_path(path: Path) -> None:
         raise DatabaseUnusable(path, "it is not a regular file")
 
 
+def _check_empty(path: Path) -> None:
+    """A file of zero bytes is a new database to SQLite. Where the folder shows earlier use (a
+    copy taken before a migration, or a write-ahead log) it is more likely a database truncated
+    by accident: refused, so that nothing is written over what may still be recovered. Alone, it
+    is used as a new database, with a warning naming it.
+
+    The traces are looked for before the size is read: a process creating the file writes its
+    header before its log exists, so a file seen empty after its log is really empty."""
+    if str(path) == ":memory:":
+        return
+    wal = path.with_name(path.name + "-wal")
+    traces = sorted(p.name for p in path.parent.glob(f"{path.stem}-before-v*{path.suffix}"))
+    if wal.exists():
+        traces.append(wal.name)
+    try:
+        empty = path.stat().st_size == 0
+    except FileNotFoundError:
+        return
+    if not empty:
+        return
+    if traces:
+        raise DatabaseUnusable(
+            path,
+            f"the file is empty (0 bytes), but {', '.join(traces)} beside it show earlier use: "
+            "it looks truncated by accident; restore a copy (see the README), or move the file "
+            "away to start a new database",
+        )
+    log.warning("the database file %s is empty (0 bytes): starting it as a new database", path)
+
+
 def _cause(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     lowered = text.lower()
@@ -130,10 +165,11 @@ def _prepare_writer(conn: sqlite3.Connection) -> None:
     # for its own table only.
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     # A read-only file (or folder) opens and reads fine; only a write says so. Rewriting the
-    # schema version with its own value is a real write that changes nothing.
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    # schema version with its own value is a real write that changes nothing. It is read under
+    # the lock: read before, another process's migration could commit in between and be undone.
     conn.execute("BEGIN IMMEDIATE")
     try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
         conn.execute(f"PRAGMA user_version = {int(version)}")
         conn.execute("COMMIT")
     except BaseException:
@@ -298,6 +334,7 @@ class Database(GroupCommit):
             need = ".".join(map(str, MIN_SQLITE))
             raise DatabaseUnusable(path, f"SQLite {sqlite3.sqlite_version} is older than {need}")
         _check_path(path)
+        _check_empty(path)
         try:
             writer = await _connect(path, _prepare_writer)
         except (sqlite3.Error, OSError) as exc:
@@ -360,27 +397,27 @@ class Database(GroupCommit):
     async def schema_version(self) -> int:
         return int(await self.scalar("PRAGMA user_version"))
 
-    async def apply_migration(self, number: int, sql: str) -> None:
-        """One migration, atomically, with SQLite's own script execution."""
-        await self.write_script(f"{sql}\n;PRAGMA user_version = {number};")
+    async def migrate(self, migrations: list[tuple[int, str]], after: migration.After) -> int:
+        """Every migration newer than the file's version, and ``after``, in one transaction
+        under the write lock, the file copied first if it has data (storage/migration.py)."""
+        self.memo.clear()  # a migration may change anything
+        run = partial(
+            migration.migrate,
+            path=self.path,
+            migrations=migrations,
+            after=after,
+            busy_timeout_ms=BUSY_TIMEOUT_MS,
+        )
+        try:
+            version: int = await on_thread(self._writer, run)
+        except migration.Refused as exc:
+            raise DatabaseUnusable(self.path, exc.cause) from None
+        except sqlite3.OperationalError as exc:  # the lock, the disk...
+            raise DatabaseUnusable(self.path, _cause(exc)) from None
+        return version
 
     async def has_data(self) -> bool:
         return bool(await self.scalar("SELECT EXISTS (SELECT 1 FROM tables)"))
-
-    async def write_script(self, script: str) -> None:
-        """Run a whole SQL script atomically, with SQLite's own script execution."""
-
-        self.memo.clear()  # a script may change anything
-
-        def run(conn: sqlite3.Connection) -> None:
-            try:
-                conn.executescript(f"BEGIN IMMEDIATE;\n{script}\n;COMMIT;")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-
-        await on_thread(self._writer, run)
 
     async def backup(self, destination: str | Path) -> None:
         """A consistent copy of the live database (SQLite's online backup API)."""

@@ -432,20 +432,38 @@ class PgDatabase(database.GroupCommit):
 
         return await self.read(run)
 
-    async def apply_migration(self, number: int, sql: str) -> None:
-        """One migration in one transaction, under an advisory lock so that two processes
-        starting together migrate once (the second finds it done)."""
+    async def migrate(
+        self, migrations: list[tuple[int, str]], after: Callable[[Any, int, int], None]
+    ) -> int:
+        """Every migration newer than the database's version, then ``after``, in one
+        transaction under an advisory lock taken before the version is read: two processes
+        starting together migrate once (the second waits, then finds it done), and a failure
+        anywhere leaves the database as it was."""
+        failed: list[int] = []
 
-        def run(conn: PgConnection) -> None:
+        def run(conn: PgConnection) -> int:
             conn.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATE_LOCK,))
             conn.execute("CREATE TABLE IF NOT EXISTS siege_schema (version INTEGER NOT NULL)")
-            if _version(conn) >= number:
-                return
-            conn.script(sql)
+            current = _version(conn)
+            pending = [(n, sql) for n, sql in migrations if n > current]
+            if not pending:
+                return current
+            for number, sql in pending:
+                failed[:] = [number]
+                conn.script(sql)
+            failed.clear()
+            after(conn, current, pending[-1][0])
             conn.execute("DELETE FROM siege_schema")
-            conn.execute("INSERT INTO siege_schema (version) VALUES (?)", (number,))
+            conn.execute("INSERT INTO siege_schema (version) VALUES (?)", (pending[-1][0],))
+            return pending[-1][0]
 
-        await self._on_pool(_run_migration, run, self._writer)
+        try:
+            return await self._on_pool(_run_migration, run, self._writer)
+        except sqlite3.Error as exc:
+            what = f"migration {failed[0]:03d} failed" if failed else "the migration failed"
+            raise DatabaseUnusable(
+                self.path, f"{what} ({exc}); the database is unchanged"
+            ) from None
 
     async def has_data(self) -> bool:
         return bool(await self.scalar("SELECT EXISTS (SELECT 1 FROM tables)"))
@@ -457,14 +475,15 @@ class PgDatabase(database.GroupCommit):
         raise DatabaseUnusable(self.path, CHECK_REFUSAL)
 
 
-def _run_migration(conn: PgConnection, fn: Callable[[PgConnection], None]) -> None:
+def _run_migration(conn: PgConnection, fn: Callable[[PgConnection], int]) -> int:
     conn.execute("BEGIN")
     try:
-        fn(conn)
+        version = fn(conn)
         conn.execute("COMMIT")
     except BaseException:
         _roll_back(conn)
         raise
+    return version
 
 
 def _cannot_write(conn: PgConnection) -> str | None:
