@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeVar
 
 import aiosqlite
 
-from storage import migration
+from storage import migration, outage
 
 T = TypeVar("T")
 
@@ -200,11 +200,13 @@ def _in_transaction(fn: Callable[[sqlite3.Connection], T], begin: str) -> Callab
 def _commit_group(
     batch: list[Callable[[sqlite3.Connection], Any]],
     memo: dict[Any, Any],
+    before_commit: Callable[[], None],
     conn: sqlite3.Connection,
 ) -> list[tuple[bool, Any]]:
     """One transaction for a group of writes, each in its own savepoint: a write that raises
-    is rolled back alone and its error returned in its place. Commits once at the end. Anything
-    rolled back empties ``memo`` (what the writes remembered may not have happened)."""
+    is rolled back alone and its error returned in its place. Commits once at the end, after
+    ``before_commit`` (which may still refuse the whole group). Anything rolled back empties
+    ``memo`` (what the writes remembered may not have happened)."""
     outcomes: list[tuple[bool, Any]] = []
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -214,7 +216,8 @@ def _commit_group(
                 outcomes.append((True, fn(conn)))
             except Exception as exc:
                 memo.clear()
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # (SQLite ends it itself on a full disk, an I/O error)
+                    conn.execute("ROLLBACK")
                 return [(False, exc)]
         else:
             for fn in batch:
@@ -223,12 +226,15 @@ def _commit_group(
                     value = fn(conn)
                 except Exception as exc:
                     memo.clear()
+                    if not conn.in_transaction:  # SQLite rolled all of it back (a full disk):
+                        raise  # every write of the group fails, none is acknowledged
                     conn.execute("ROLLBACK TO one_write")
                     conn.execute("RELEASE one_write")
                     outcomes.append((False, exc))
                 else:
                     conn.execute("RELEASE one_write")
                     outcomes.append((True, value))
+        before_commit()
         conn.execute("COMMIT")
     except BaseException:
         memo.clear()
@@ -256,7 +262,9 @@ class GroupCommit:
     writes that arrive while it is busy go together in its next trip, in the order they came
     (MAX_GROUP at most), each with its own outcome. A subclass says how one trip runs."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str) -> None:
+        #: Outages of the database: logged once each, answered as StorageUnavailable.
+        self.health = outage.Health(name)
         self._queue: list[tuple[Callable[[Any], Any], asyncio.Future[Any]]] = []
         self._drain: asyncio.Future[None] | None = None
         self._busy = False  # a trip of the writer is under way (writes queue for the next)
@@ -266,7 +274,10 @@ class GroupCommit:
         raise NotImplementedError
 
     def _failure(self, error: Exception) -> Exception:
-        """What a failed write raises to its caller."""
+        """What a failed write raises to its caller: the database being unavailable (a full
+        disk, a server down) is the defined StorageUnavailable, anything else itself."""
+        if outage.is_unavailable(error):
+            return self.health.failed(error)
         return error
 
     async def write(self, fn: Callable[[Any], T]) -> T:
@@ -282,6 +293,7 @@ class GroupCommit:
             self._next_group()
         if not ok:
             raise self._failure(value)
+        self.health.ok()
         result: T = value
         return result
 
@@ -307,6 +319,7 @@ class GroupCommit:
             if done.done():  # the caller was cancelled; the write went through regardless
                 continue
             if ok:
+                self.health.ok()
                 done.set_result(value)
             else:
                 done.set_exception(self._failure(value))
@@ -317,8 +330,9 @@ class Database(GroupCommit):
     """The writer and the reader of one SQLite file. Create with :meth:`open`."""
 
     def __init__(self, path: Path, writer: aiosqlite.Connection, reader: aiosqlite.Connection):
-        super().__init__()
+        super().__init__(str(path))
         self.path = path
+        self._wal = outage.WalWatch(path)
         self._writer = writer
         self._reader = reader
         #: For write functions only (they run one at a time on the writer's thread): what they
@@ -373,9 +387,11 @@ class Database(GroupCommit):
     async def _trip(self, batch: list[Callable[[Any], Any]]) -> list[tuple[bool, Any]]:
         """One group on the writer's thread; each write's outcome, or the whole group's error
         when the transaction itself failed (then nothing of it committed)."""
+        if self._wal.lost is not None:  # writes stopped: the file is not touched again
+            return [(False, outage.Unavailable(self._wal.lost))] * len(batch)
         try:
             outcomes: list[tuple[bool, Any]] = await on_thread(
-                self._writer, partial(_commit_group, batch, self.memo)
+                self._writer, partial(_commit_group, batch, self.memo, self._wal.check)
             )
         except sqlite3.OperationalError as exc:
             error: Exception = exc
@@ -388,7 +404,12 @@ class Database(GroupCommit):
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """``fn`` on one consistent snapshot, on the reader's thread."""
-        result: T = await on_thread(self._reader, _in_transaction(fn, "BEGIN"))
+        try:
+            result: T = await on_thread(self._reader, _in_transaction(fn, "BEGIN"))
+        except sqlite3.OperationalError as exc:
+            if outage.is_unavailable(exc):
+                raise self.health.failed(exc) from None
+            raise
         return result
 
     #: The store's migrations for this database (``storage/migrations``).
