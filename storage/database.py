@@ -151,8 +151,10 @@ def _cause(exc: BaseException) -> str:
 
 
 def _prepare_writer(conn: sqlite3.Connection) -> None:
-    """Settings and checks on the writer's thread, before anything else touches the file."""
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    """Settings and checks on the writer's thread, before anything else touches the file.
+    At start-up the write lock is waited for as long as another process's migration may hold
+    it (storage/migration.py); the busy timeout of play applies from the end of this."""
+    conn.execute(f"PRAGMA busy_timeout = {migration.MIGRATION_WAIT_MS}")
     mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()
     if mode is None or str(mode[0]).lower() != "wal":
         raise sqlite3.OperationalError(f"could not switch to WAL mode (got {mode})")
@@ -175,6 +177,7 @@ def _prepare_writer(conn: sqlite3.Connection) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
 def _prepare_reader(conn: sqlite3.Connection) -> None:
