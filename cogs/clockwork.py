@@ -13,6 +13,7 @@ clock.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from datetime import datetime, timedelta
@@ -24,7 +25,7 @@ from discord.ext import tasks
 from cogs.hall import USER_MENTIONS, jump_url, mention
 from cogs.offers import Offers
 from cogs.render import get_renderer
-from storage import Store, TableRecord, Timeout, computers
+from storage import StorageUnavailable, Store, TableRecord, Timeout, computers
 from storage.shards import Shards
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class Clockwork:
         self.shards = shards
         #: Where the sweeper's lateness is measured (set by the bot when metrics are on).
         self.metrics: Metrics | None = None
-        self.loop = tasks.loop(seconds=SWEEP_EVERY.total_seconds())(self.sweep)
+        self.loop = tasks.loop(seconds=SWEEP_EVERY.total_seconds())(self._sweep_on)
 
     async def start(self) -> None:
         """Catch up on the time the bot was down, then sweep every :data:`SWEEP_EVERY`."""
@@ -69,6 +70,12 @@ class Clockwork:
         if self.metrics is not None and due_at is not None:
             late = self.store.now() - datetime.fromisoformat(due_at)
             self.metrics.swept_late(kind, late.total_seconds())
+
+    async def _sweep_on(self) -> None:
+        """A sweep; one that meets the database unavailable (logged once per outage by the
+        store) waits for the next, instead of stopping the loop."""
+        with contextlib.suppress(StorageUnavailable):
+            await self.sweep()
 
     async def sweep(self) -> int:
         """Act on every missed deadline, due reminder and expired offer; returns how many were

@@ -36,6 +36,7 @@ from storage import (
     CorruptTable,
     Seating,
     StaleAction,
+    StorageUnavailable,
     Store,
     TableError,
     TableExists,
@@ -222,6 +223,10 @@ class Hall:
         is logged with its traceback and the user gets a one-line apology."""
         try:
             await flow()
+        except StorageUnavailable as exc:  # logged once per outage by the store
+            if self.metrics is not None:
+                self.metrics.storage_unavailable()
+            await self.refuse(interaction, str(exc))
         except (RuleError, TableError) as exc:
             await self.refuse(interaction, str(exc))
         except Exception:

@@ -12,6 +12,9 @@ What is measured, and where:
   a template (``PATCH /channels/{id}/messages/{id}``), ``budget`` says whether the request counts
   against the bot's ~50/s global limit (``limited``) or not (``exempt``: interaction callbacks
   and interaction webhooks).
+- ``siege_storage_unavailable_total``: requests answered "the game database is unavailable,
+  nothing changed, try again" (a full disk, a PostgreSQL server down); the log says when each
+  outage began and ended.
 - ``siege_open_tables{status}``: lobbies and running games in the database, counted when scraped.
 - ``siege_sweeper_lag_seconds{kind}``: how late the clock sweeper acted on a due deadline,
   reminder or offer expiry; ``siege_sweep_seconds``: how long the last sweep took.
@@ -45,6 +48,8 @@ from prometheus_client import (
 )
 from prometheus_client.parser import text_string_to_metric_families
 from yarl import URL
+
+from storage.outage import StorageUnavailable
 
 if TYPE_CHECKING:
     from storage import TableRecord
@@ -185,6 +190,11 @@ class Metrics:
             buckets=LAG_BUCKETS,
             registry=registry,
         )
+        self.unavailable = Counter(
+            "siege_storage_unavailable",
+            "Requests answered 'the game database is unavailable, nothing changed, try again'.",
+            registry=registry,
+        )
         self.sweep_seconds = Gauge(
             "siege_sweep_seconds", "How long the last clock sweep took.", registry=registry
         )
@@ -216,6 +226,10 @@ class Metrics:
             self._plies[table.id] = max(table.ply, last or 0)
         else:
             self._plies.pop(table.id, None)
+
+    def storage_unavailable(self) -> None:
+        """A request was answered "unavailable, nothing changed, try again"."""
+        self.unavailable.inc()
 
     # -- the clock sweeper -------------------------------------------------------------------
 
@@ -273,6 +287,8 @@ class Metrics:
         if self.count_open_tables is not None:
             try:
                 counts = await self.count_open_tables()
+            except StorageUnavailable:  # the store logs the outage, once
+                pass
             except Exception:
                 log.exception("could not count the open tables for the metrics")
             else:

@@ -24,6 +24,7 @@ from engine.rules import (
     State,
     StoredTurn,
     brief,
+    check_seat,
     check_seats,
     check_turn,
     clone,
@@ -281,6 +282,7 @@ class Castles(StoredTurn):
         return new, events
 
     def resign(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        check_seat(seat)
         if state["result"] is not None:
             raise RuleError("The game is over.")
         if seat not in (0, 1):

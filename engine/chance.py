@@ -30,6 +30,7 @@ import random
 from collections.abc import Iterable, Mapping, MutableSequence, Sequence
 from typing import Any, TypeVar
 
+from engine.legal import play
 from engine.rules import Action, Event, Game, State, rng_for
 
 T = TypeVar("T")
@@ -145,12 +146,13 @@ def scheme_of(state: State | None) -> int:
 def advance(
     game: Game, state: State, seat: int, action: Action, seed: int, ply: int
 ) -> tuple[State, list[Event]]:
-    """``game.apply`` with the chance of the state's scheme (``ply`` matters only to
-    :data:`BY_PLY`). A refused action raises the game's RuleError and counts nothing."""
+    """An action from outside, through the one gate (:func:`engine.legal.play`: only a legal
+    action, JSON types included), with the chance of the state's scheme (``ply`` matters only
+    to :data:`BY_PLY`). A refused action raises the game's RuleError and counts nothing."""
     if KEY not in state:
-        return game.apply(state, seat, action, rng_for(seed, ply))
+        return play(game, state, seat, action, rng_for(seed, ply))
     chance = Chance(seed, state[KEY]["drawn"])
-    new, events = game.apply(state, seat, action, chance)
+    new, events = play(game, state, seat, action, chance)
     new[KEY] = {"scheme": BY_PURPOSE, "drawn": chance.drawn}
     return new, events
 

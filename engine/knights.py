@@ -30,6 +30,7 @@ from engine.rules import (
     SetupError,
     State,
     StoredTurn,
+    check_seat,
     check_seats,
     check_turn,
     resolve_options,
@@ -429,6 +430,7 @@ class Knights(StoredTurn):
         return self._after_turn(state, seat, (from_sq, to_sq), restricted=restricted)
 
     def resign(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        check_seat(seat)
         if state["result"] is not None:
             raise RuleError("The game is over.")
         if seat not in (ATTACKER, DEFENDER):

@@ -38,6 +38,7 @@ from engine.rules import (
     State,
     StoredTurn,
     brief,
+    check_seat,
     check_seats,
     check_turn,
     clone,
@@ -501,6 +502,7 @@ class Kurth(StoredTurn):
         return new, events
 
     def resign(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        check_seat(seat)
         if state["result"] is not None:
             raise RuleError("The game is over.")
         if seat != 0:

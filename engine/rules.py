@@ -285,8 +285,25 @@ def check_seats(game: Game, seats: object) -> int:
     return seats
 
 
+def check_seat(seat: object) -> int:
+    """A seat as the rules take it: a whole number from 0 (never ``true``, ``1.0`` or ``"1"``,
+    which Python would let index a list or equal seat 1).
+
+    >>> check_seat(1)
+    1
+    >>> check_seat(True)
+    Traceback (most recent call last):
+    engine.rules.RuleError: You are not playing at this table.
+    """
+    if not is_whole(seat) or seat < 0:
+        raise RuleError("You are not playing at this table.")
+    return seat
+
+
 def check_turn(game: Game, state: State, seat: int) -> None:
-    """The refusals every game shares: a finished game, and a seat acting out of turn."""
+    """The refusals every game shares: a seat that is not one, a finished game, and a seat
+    acting out of turn."""
+    check_seat(seat)
     if game.result(state) is not None:
         raise RuleError("The game is over.")
     if game.to_act(state) != seat:

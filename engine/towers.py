@@ -48,6 +48,7 @@ from engine.rules import (
     State,
     StoredTurn,
     brief,
+    check_seat,
     check_seats,
     clone,
     resolve_options,
@@ -103,6 +104,8 @@ class Towers(StoredTurn):
     min_seats = 2
     max_seats = 7
     state_version = 1
+    #: Spec 5.3: a discard's cards are accepted in any order (see engine/legal.py).
+    unordered_fields = frozenset({"cards"})
     options: tuple[Option, ...] = (
         IntRange.between("start_chips", 100, 1, 10000, "Chips per player at the start."),
         IntRange.between("ante", 1, 0, 100, "Paid by every player at the start of each hand."),
@@ -296,6 +299,7 @@ class Towers(StoredTurn):
     def apply(
         self, state: State, seat: int, action: Action, rng: random.Random
     ) -> tuple[State, list[Event]]:
+        check_seat(seat)
         if state["result"] is not None:
             raise RuleError("The game is over.")
         if state["to_act"] != seat:
@@ -336,6 +340,7 @@ class Towers(StoredTurn):
         """A player who resigns from the table leaves the game (spec 5.6), on their turn or not:
         the chips not in the pot are kept, the others play on. A seat already out of the game
         (left, or out of chips) has nothing left to give up: the state is unchanged."""
+        check_seat(seat)
         if state["result"] is not None:
             raise RuleError("The game is over.")
         if not 0 <= seat < state["seats"]:

@@ -3,6 +3,7 @@ stays inside this package."""
 
 from __future__ import annotations
 
+from storage.outage import StorageUnavailable
 from storage.store import (
     RESIGN,
     ActionRecord,
@@ -31,6 +32,7 @@ __all__ = [
     "Seating",
     "StaleAction",
     "Standing",
+    "StorageUnavailable",
     "Store",
     "StoreBusy",
     "TableError",

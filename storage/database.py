@@ -19,6 +19,7 @@ leaving no connection or thread behind.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -27,7 +28,11 @@ from typing import Any, Protocol, TypeVar
 
 import aiosqlite
 
+from storage import migration, outage
+
 T = TypeVar("T")
+
+log = logging.getLogger("siege.storage")
 
 
 class Cursor(Protocol):
@@ -99,6 +104,36 @@ def _check_path(path: Path) -> None:
         raise DatabaseUnusable(path, "it is not a regular file")
 
 
+def _check_empty(path: Path) -> None:
+    """A file of zero bytes is a new database to SQLite. Where the folder shows earlier use (a
+    copy taken before a migration, or a write-ahead log) it is more likely a database truncated
+    by accident: refused, so that nothing is written over what may still be recovered. Alone, it
+    is used as a new database, with a warning naming it.
+
+    The traces are looked for before the size is read: a process creating the file writes its
+    header before its log exists, so a file seen empty after its log is really empty."""
+    if str(path) == ":memory:":
+        return
+    wal = path.with_name(path.name + "-wal")
+    traces = sorted(p.name for p in path.parent.glob(f"{path.stem}-before-v*{path.suffix}"))
+    if wal.exists():
+        traces.append(wal.name)
+    try:
+        empty = path.stat().st_size == 0
+    except FileNotFoundError:
+        return
+    if not empty:
+        return
+    if traces:
+        raise DatabaseUnusable(
+            path,
+            f"the file is empty (0 bytes), but {', '.join(traces)} beside it show earlier use: "
+            "it looks truncated by accident; restore a copy (see the README), or move the file "
+            "away to start a new database",
+        )
+    log.warning("the database file %s is empty (0 bytes): starting it as a new database", path)
+
+
 def _cause(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     lowered = text.lower()
@@ -116,8 +151,10 @@ def _cause(exc: BaseException) -> str:
 
 
 def _prepare_writer(conn: sqlite3.Connection) -> None:
-    """Settings and checks on the writer's thread, before anything else touches the file."""
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    """Settings and checks on the writer's thread, before anything else touches the file.
+    At start-up the write lock is waited for as long as another process's migration may hold
+    it (storage/migration.py); the busy timeout of play applies from the end of this."""
+    conn.execute(f"PRAGMA busy_timeout = {migration.MIGRATION_WAIT_MS}")
     mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()
     if mode is None or str(mode[0]).lower() != "wal":
         raise sqlite3.OperationalError(f"could not switch to WAL mode (got {mode})")
@@ -130,15 +167,17 @@ def _prepare_writer(conn: sqlite3.Connection) -> None:
     # for its own table only.
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     # A read-only file (or folder) opens and reads fine; only a write says so. Rewriting the
-    # schema version with its own value is a real write that changes nothing.
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    # schema version with its own value is a real write that changes nothing. It is read under
+    # the lock: read before, another process's migration could commit in between and be undone.
     conn.execute("BEGIN IMMEDIATE")
     try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
         conn.execute(f"PRAGMA user_version = {int(version)}")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
 def _prepare_reader(conn: sqlite3.Connection) -> None:
@@ -164,11 +203,13 @@ def _in_transaction(fn: Callable[[sqlite3.Connection], T], begin: str) -> Callab
 def _commit_group(
     batch: list[Callable[[sqlite3.Connection], Any]],
     memo: dict[Any, Any],
+    before_commit: Callable[[], None],
     conn: sqlite3.Connection,
 ) -> list[tuple[bool, Any]]:
     """One transaction for a group of writes, each in its own savepoint: a write that raises
-    is rolled back alone and its error returned in its place. Commits once at the end. Anything
-    rolled back empties ``memo`` (what the writes remembered may not have happened)."""
+    is rolled back alone and its error returned in its place. Commits once at the end, after
+    ``before_commit`` (which may still refuse the whole group). Anything rolled back empties
+    ``memo`` (what the writes remembered may not have happened)."""
     outcomes: list[tuple[bool, Any]] = []
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -178,7 +219,8 @@ def _commit_group(
                 outcomes.append((True, fn(conn)))
             except Exception as exc:
                 memo.clear()
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # (SQLite ends it itself on a full disk, an I/O error)
+                    conn.execute("ROLLBACK")
                 return [(False, exc)]
         else:
             for fn in batch:
@@ -187,12 +229,15 @@ def _commit_group(
                     value = fn(conn)
                 except Exception as exc:
                     memo.clear()
+                    if not conn.in_transaction:  # SQLite rolled all of it back (a full disk):
+                        raise  # every write of the group fails, none is acknowledged
                     conn.execute("ROLLBACK TO one_write")
                     conn.execute("RELEASE one_write")
                     outcomes.append((False, exc))
                 else:
                     conn.execute("RELEASE one_write")
                     outcomes.append((True, value))
+        before_commit()
         conn.execute("COMMIT")
     except BaseException:
         memo.clear()
@@ -220,7 +265,9 @@ class GroupCommit:
     writes that arrive while it is busy go together in its next trip, in the order they came
     (MAX_GROUP at most), each with its own outcome. A subclass says how one trip runs."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str) -> None:
+        #: Outages of the database: logged once each, answered as StorageUnavailable.
+        self.health = outage.Health(name)
         self._queue: list[tuple[Callable[[Any], Any], asyncio.Future[Any]]] = []
         self._drain: asyncio.Future[None] | None = None
         self._busy = False  # a trip of the writer is under way (writes queue for the next)
@@ -230,7 +277,10 @@ class GroupCommit:
         raise NotImplementedError
 
     def _failure(self, error: Exception) -> Exception:
-        """What a failed write raises to its caller."""
+        """What a failed write raises to its caller: the database being unavailable (a full
+        disk, a server down) is the defined StorageUnavailable, anything else itself."""
+        if outage.is_unavailable(error):
+            return self.health.failed(error)
         return error
 
     async def write(self, fn: Callable[[Any], T]) -> T:
@@ -246,6 +296,7 @@ class GroupCommit:
             self._next_group()
         if not ok:
             raise self._failure(value)
+        self.health.ok()
         result: T = value
         return result
 
@@ -271,6 +322,7 @@ class GroupCommit:
             if done.done():  # the caller was cancelled; the write went through regardless
                 continue
             if ok:
+                self.health.ok()
                 done.set_result(value)
             else:
                 done.set_exception(self._failure(value))
@@ -281,8 +333,9 @@ class Database(GroupCommit):
     """The writer and the reader of one SQLite file. Create with :meth:`open`."""
 
     def __init__(self, path: Path, writer: aiosqlite.Connection, reader: aiosqlite.Connection):
-        super().__init__()
+        super().__init__(str(path))
         self.path = path
+        self._wal = outage.WalWatch(path)
         self._writer = writer
         self._reader = reader
         #: For write functions only (they run one at a time on the writer's thread): what they
@@ -298,6 +351,7 @@ class Database(GroupCommit):
             need = ".".join(map(str, MIN_SQLITE))
             raise DatabaseUnusable(path, f"SQLite {sqlite3.sqlite_version} is older than {need}")
         _check_path(path)
+        _check_empty(path)
         try:
             writer = await _connect(path, _prepare_writer)
         except (sqlite3.Error, OSError) as exc:
@@ -336,9 +390,11 @@ class Database(GroupCommit):
     async def _trip(self, batch: list[Callable[[Any], Any]]) -> list[tuple[bool, Any]]:
         """One group on the writer's thread; each write's outcome, or the whole group's error
         when the transaction itself failed (then nothing of it committed)."""
+        if self._wal.lost is not None:  # writes stopped: the file is not touched again
+            return [(False, outage.Unavailable(self._wal.lost))] * len(batch)
         try:
             outcomes: list[tuple[bool, Any]] = await on_thread(
-                self._writer, partial(_commit_group, batch, self.memo)
+                self._writer, partial(_commit_group, batch, self.memo, self._wal.check)
             )
         except sqlite3.OperationalError as exc:
             error: Exception = exc
@@ -351,7 +407,12 @@ class Database(GroupCommit):
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """``fn`` on one consistent snapshot, on the reader's thread."""
-        result: T = await on_thread(self._reader, _in_transaction(fn, "BEGIN"))
+        try:
+            result: T = await on_thread(self._reader, _in_transaction(fn, "BEGIN"))
+        except sqlite3.OperationalError as exc:
+            if outage.is_unavailable(exc):
+                raise self.health.failed(exc) from None
+            raise
         return result
 
     #: The store's migrations for this database (``storage/migrations``).
@@ -360,27 +421,27 @@ class Database(GroupCommit):
     async def schema_version(self) -> int:
         return int(await self.scalar("PRAGMA user_version"))
 
-    async def apply_migration(self, number: int, sql: str) -> None:
-        """One migration, atomically, with SQLite's own script execution."""
-        await self.write_script(f"{sql}\n;PRAGMA user_version = {number};")
+    async def migrate(self, migrations: list[tuple[int, str]], after: migration.After) -> int:
+        """Every migration newer than the file's version, and ``after``, in one transaction
+        under the write lock, the file copied first if it has data (storage/migration.py)."""
+        self.memo.clear()  # a migration may change anything
+        run = partial(
+            migration.migrate,
+            path=self.path,
+            migrations=migrations,
+            after=after,
+            busy_timeout_ms=BUSY_TIMEOUT_MS,
+        )
+        try:
+            version: int = await on_thread(self._writer, run)
+        except migration.Refused as exc:
+            raise DatabaseUnusable(self.path, exc.cause) from None
+        except sqlite3.OperationalError as exc:  # the lock, the disk...
+            raise DatabaseUnusable(self.path, _cause(exc)) from None
+        return version
 
     async def has_data(self) -> bool:
         return bool(await self.scalar("SELECT EXISTS (SELECT 1 FROM tables)"))
-
-    async def write_script(self, script: str) -> None:
-        """Run a whole SQL script atomically, with SQLite's own script execution."""
-
-        self.memo.clear()  # a script may change anything
-
-        def run(conn: sqlite3.Connection) -> None:
-            try:
-                conn.executescript(f"BEGIN IMMEDIATE;\n{script}\n;COMMIT;")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-
-        await on_thread(self._writer, run)
 
     async def backup(self, destination: str | Path) -> None:
         """A consistent copy of the live database (SQLite's online backup API)."""

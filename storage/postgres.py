@@ -44,7 +44,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from psycopg import errors as pg_errors
 
-from storage import database
+from storage import database, outage
 from storage.database import DatabaseBusy, DatabaseUnusable
 
 T = TypeVar("T")
@@ -170,6 +170,8 @@ def translate_error(exc: psycopg.Error) -> Exception:
         return Conflict(text)
     if isinstance(exc, pg_errors.LockNotAvailable):
         return sqlite3.OperationalError(f"database is locked ({text})")
+    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        return outage.Unavailable(text)  # the server is down, restarting, or dropped us
     if isinstance(exc, psycopg.IntegrityError):
         return sqlite3.IntegrityError(text)
     if isinstance(exc, psycopg.DataError):
@@ -255,7 +257,7 @@ def _run_group(conn: PgConnection, batch: list[Callable[[PgConnection], Any]]) -
     place), one commit. After a conflict the whole group runs again from the start."""
     alone = len(batch) == 1  # then the transaction is its savepoint
     for attempt in range(MAX_TRIES):
-        conn.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+        _begin(conn, "BEGIN ISOLATION LEVEL SERIALIZABLE")
         outcomes: list[tuple[bool, Any]] = []
         try:
             for fn in batch:
@@ -289,6 +291,21 @@ def _run_group(conn: PgConnection, batch: list[Callable[[PgConnection], Any]]) -
     return [(False, DatabaseBusy(f"gave up after {MAX_TRIES} conflicting tries"))] * len(batch)
 
 
+class _NotStarted(outage.Unavailable):
+    """The connection was found dead at a transaction's BEGIN: nothing of it ran."""
+
+
+def _begin(conn: PgConnection, sql: str) -> None:
+    """Start a transaction; a connection that turns out dead there (the server restarted, or
+    dropped it) raises :class:`_NotStarted`, so the caller may run it on a new one."""
+    try:
+        conn.execute(sql)
+    except outage.Unavailable as exc:
+        if conn.raw.closed:
+            raise _NotStarted(str(exc)) from exc
+        raise
+
+
 def _as_busy(exc: Exception) -> Exception:
     """A lock held past the busy timeout answers as :class:`DatabaseBusy`, as on SQLite."""
     if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
@@ -297,7 +314,7 @@ def _as_busy(exc: Exception) -> Exception:
 
 
 def _run_read(conn: PgConnection, fn: Callable[[PgConnection], T]) -> T:
-    conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    _begin(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     try:
         result = fn(conn)
     finally:
@@ -332,7 +349,7 @@ class PgDatabase(database.GroupCommit):
         self._writer = ThreadPoolExecutor(WRITERS, thread_name_prefix="siege-pg-write")
         self._pool = ThreadPoolExecutor(pool_size, thread_name_prefix="siege-pg-read")
         self._inflight: set[asyncio.Future[Any]] = set()
-        super().__init__()
+        super().__init__(self.path)
 
     @classmethod
     async def open(cls, url: str, pool_size: int = POOL_SIZE) -> PgDatabase:
@@ -341,9 +358,9 @@ class PgDatabase(database.GroupCommit):
         db = cls(url, pool_size)
         try:
             refusal = await db.read(_cannot_write)
-        except (sqlite3.Error, psycopg.Error, OSError) as exc:
+        except (sqlite3.Error, psycopg.Error, OSError, outage.StorageUnavailable) as exc:
             await db.close()
-            cause = " ".join(str(exc).split()) or type(exc).__name__
+            cause = getattr(exc, "cause", None) or " ".join(str(exc).split()) or type(exc).__name__
             raise DatabaseUnusable(db.path, f"cannot connect ({cause})") from None
         except BaseException:
             await db.close()
@@ -371,9 +388,16 @@ class PgDatabase(database.GroupCommit):
         fn: Any,
         pool: ThreadPoolExecutor | None = None,
     ) -> T:
-        future = asyncio.get_running_loop().run_in_executor(
-            pool or self._pool, lambda: run(self._connection(), fn)
-        )
+        def call() -> T:
+            try:
+                return run(self._connection(), fn)
+            except _NotStarted:  # a connection the server dropped meanwhile: once more, anew
+                try:
+                    return run(self._connection(), fn)
+                except _NotStarted as again:
+                    raise outage.Unavailable(str(again)) from None
+
+        future = asyncio.get_running_loop().run_in_executor(pool or self._pool, call)
         self._inflight.add(future)
         future.add_done_callback(self._inflight.discard)
         # Safe to cancel: the thread runs the transaction whole (or not at all) regardless.
@@ -389,7 +413,7 @@ class PgDatabase(database.GroupCommit):
         return await super().write(fn)
 
     def _failure(self, error: Exception) -> Exception:
-        return _as_busy(error)
+        return super()._failure(_as_busy(error))
 
     async def _trip(self, batch: list[Callable[[Any], Any]]) -> list[tuple[bool, Any]]:
         try:
@@ -400,7 +424,10 @@ class PgDatabase(database.GroupCommit):
 
     async def read(self, fn: Callable[[Any], T]) -> T:
         """``fn`` on one consistent snapshot."""
-        return await self._on_pool(_run_read, fn)
+        try:
+            return await self._on_pool(_run_read, fn)
+        except outage.Unavailable as exc:
+            raise self.health.failed(exc) from None
 
     async def scalar(self, sql: str, params: Iterable[Any] = ()) -> Any:
         def run(conn: PgConnection) -> Any:
@@ -432,20 +459,38 @@ class PgDatabase(database.GroupCommit):
 
         return await self.read(run)
 
-    async def apply_migration(self, number: int, sql: str) -> None:
-        """One migration in one transaction, under an advisory lock so that two processes
-        starting together migrate once (the second finds it done)."""
+    async def migrate(
+        self, migrations: list[tuple[int, str]], after: Callable[[Any, int, int], None]
+    ) -> int:
+        """Every migration newer than the database's version, then ``after``, in one
+        transaction under an advisory lock taken before the version is read: two processes
+        starting together migrate once (the second waits, then finds it done), and a failure
+        anywhere leaves the database as it was."""
+        failed: list[int] = []
 
-        def run(conn: PgConnection) -> None:
+        def run(conn: PgConnection) -> int:
             conn.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATE_LOCK,))
             conn.execute("CREATE TABLE IF NOT EXISTS siege_schema (version INTEGER NOT NULL)")
-            if _version(conn) >= number:
-                return
-            conn.script(sql)
+            current = _version(conn)
+            pending = [(n, sql) for n, sql in migrations if n > current]
+            if not pending:
+                return current
+            for number, sql in pending:
+                failed[:] = [number]
+                conn.script(sql)
+            failed.clear()
+            after(conn, current, pending[-1][0])
             conn.execute("DELETE FROM siege_schema")
-            conn.execute("INSERT INTO siege_schema (version) VALUES (?)", (number,))
+            conn.execute("INSERT INTO siege_schema (version) VALUES (?)", (pending[-1][0],))
+            return pending[-1][0]
 
-        await self._on_pool(_run_migration, run, self._writer)
+        try:
+            return await self._on_pool(_run_migration, run, self._writer)
+        except sqlite3.Error as exc:
+            what = f"migration {failed[0]:03d} failed" if failed else "the migration failed"
+            raise DatabaseUnusable(
+                self.path, f"{what} ({exc}); the database is unchanged"
+            ) from None
 
     async def has_data(self) -> bool:
         return bool(await self.scalar("SELECT EXISTS (SELECT 1 FROM tables)"))
@@ -457,14 +502,15 @@ class PgDatabase(database.GroupCommit):
         raise DatabaseUnusable(self.path, CHECK_REFUSAL)
 
 
-def _run_migration(conn: PgConnection, fn: Callable[[PgConnection], None]) -> None:
-    conn.execute("BEGIN")
+def _run_migration(conn: PgConnection, fn: Callable[[PgConnection], int]) -> int:
+    _begin(conn, "BEGIN")
     try:
-        fn(conn)
+        version = fn(conn)
         conn.execute("COMMIT")
     except BaseException:
         _roll_back(conn)
         raise
+    return version
 
 
 def _cannot_write(conn: PgConnection) -> str | None:

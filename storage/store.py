@@ -51,6 +51,7 @@ from storage.database import (
     DatabaseBusy,
     DatabaseUnusable,
 )
+from storage.migration import backup_path
 from storage.postgres import PgDatabase, is_url
 from storage.results import ALL_TIME, GameResult, Standing
 from storage.shards import Shards
@@ -191,15 +192,6 @@ def _migrations(kind: str = "migrations") -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def backup_path(path: Path, version: int) -> Path:
-    """Where the automatic copy taken before migrating to ``version`` goes.
-
-    >>> backup_path(Path("/data/siege.db"), 4)
-    PosixPath('/data/siege-before-v4.db')
-    """
-    return path.with_name(f"{path.stem}-before-v{version}{path.suffix}")
-
-
 #: The longest history a render shows beside a position (a panel's "since your last turn").
 TAIL_KEPT = 40
 #: How many tables' recent history the store keeps in memory (see :meth:`Store.log_tail`): the
@@ -253,27 +245,10 @@ class Store:
         return await self._db.schema_version()
 
     async def migrate(self) -> int:
-        """Apply every migration newer than the schema version, each atomically; returns the
-        new version. A SQLite database with tables in it is first copied beside itself."""
-        current = await self.schema_version()
-        pending = [(n, sql) for n, sql in _migrations(self._db.migrations_folder) if n > current]
-        if not pending:
-            return current
-        if isinstance(self._db, Database) and current > 0 and await self._db.has_data():
-            await self.backup(backup_path(self._db.path, pending[-1][0]))
-        for number, sql in pending:
-            try:
-                await self._db.apply_migration(number, sql)
-            except sqlite3.Error as exc:
-                what = "file" if isinstance(self._db, Database) else "database"
-                raise DatabaseUnusable(
-                    self.path, f"migration {number:03d} failed ({exc}); the {what} is unchanged"
-                ) from None
-            current = number
-        if any(number == RESULTS_SCHEMA for number, _ in pending):
-            # After every migration: the backfill reads tables with today's code.
-            await self._backfill_results()
-        return current
+        """Apply every migration newer than the schema version and backfill what they need, all
+        in one transaction under the migration lock (storage/migration.py); returns the new
+        version. A SQLite database with tables in it is first copied beside itself."""
+        return await self._db.migrate(_migrations(self._db.migrations_folder), _after_migration)
 
     async def backup(self, destination: str | Path) -> None:
         """Copy the live database to ``destination`` (consistent even mid-write)."""
@@ -1003,35 +978,6 @@ class Store:
         command). Returns how many rated games were replayed."""
         return await self._write(lambda conn: results.recompute(conn, guild_id))
 
-    async def _backfill_results(self) -> None:
-        """Results for games that finished before results were recorded (schema 5), then the
-        boards of every server rebuilt from them, oldest first."""
-
-        def run(conn: Connection) -> None:
-            rows = conn.execute(
-                "SELECT id FROM tables WHERE status = 'over' AND id NOT IN"
-                " (SELECT table_id FROM results) ORDER BY updated_at, id"
-            ).fetchall()
-            for (table_id,) in rows:
-                try:
-                    table = _require(conn, table_id)
-                except CorruptTable:
-                    continue  # unreadable: it stays out of the boards
-                if table.result is None:
-                    continue
-                results.record(
-                    conn,
-                    table_id=table.id,
-                    guild_id=table.guild_id,
-                    game=table.game,
-                    seats=table.seats,
-                    result=table.result,
-                    plies=table.ply,
-                    ended_at=table.updated_at,
-                )
-
-        await self._write(run)
-
     # -- players and DM panels -----------------------------------------------------------------
 
     async def settings(self, user_id: int) -> players.Settings:
@@ -1200,6 +1146,34 @@ def seat_order(
     if seating == "host_second" and others:
         return (others[0], host_id, *others[1:])
     return joined
+
+
+def _after_migration(conn: Connection, old: int, new: int) -> None:
+    """In the migration's transaction: results for games that finished before results were
+    recorded (schema 5), read with today's code once every migration has run."""
+    if not old < RESULTS_SCHEMA <= new:
+        return
+    rows = conn.execute(
+        "SELECT id FROM tables WHERE status = 'over' AND id NOT IN"
+        " (SELECT table_id FROM results) ORDER BY updated_at, id"
+    ).fetchall()
+    for (table_id,) in rows:
+        try:
+            table = _require(conn, table_id)
+        except CorruptTable:
+            continue  # unreadable: it stays out of the boards
+        if table.result is None:
+            continue
+        results.record(
+            conn,
+            table_id=table.id,
+            guild_id=table.guild_id,
+            game=table.game,
+            seats=table.seats,
+            result=table.result,
+            plies=table.ply,
+            ended_at=table.updated_at,
+        )
 
 
 def is_damage(exc: sqlite3.DatabaseError) -> bool:

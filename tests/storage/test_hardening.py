@@ -491,11 +491,9 @@ async def test_writes_that_arrive_together_share_a_commit_and_fail_alone(
     groups: list[int] = []
     real = storage.database._commit_group
 
-    def counted(
-        batch: list[Any], memo: dict[Any, Any], conn: sqlite3.Connection
-    ) -> list[tuple[bool, Any]]:
+    def counted(batch: list[Any], memo: dict[Any, Any], *rest: Any) -> list[tuple[bool, Any]]:
         groups.append(len(batch))
-        return real(batch, memo, conn)
+        return real(batch, memo, *rest)
 
     monkeypatch.setattr(storage.database, "_commit_group", counted)
     # Even tables get a legal draw; odd ones an action the rules refuse (not your turn).
