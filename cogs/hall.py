@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 
 #: Games whose table offers "What would the computer do?" (the solo game; in the others the
 #: computer is an opponent instead).
-HINT_GAMES = frozenset({"kurth"})
 
 log = logging.getLogger("siege.hall")
 
@@ -401,7 +400,7 @@ class Hall:
             TableButton(table.id, "hand", label=renderer.panel_label),
             TableButton(table.id, "resign"),
         ]
-        if table.game in HINT_GAMES:
+        if game.about.hint:
             items.insert(1, TableButton(table.id, "hint"))
         return Parts(
             content=f"{names[to_act]}, it's your turn"
@@ -436,7 +435,7 @@ class Hall:
                 "s" if table.forfeit_after != 1 else ""
             )
         embed.add_field(name="Clock", value=timing, inline=False)
-        sides = get_renderer(table.game).sides
+        sides = game.about.sides
         if sides:
             embed.add_field(name="Sides", value=self.sides_text(table, sides), inline=False)
         if game.min_seats == game.max_seats:
@@ -460,9 +459,9 @@ class Hall:
             )
         )
         view.add_item(LobbyButton(table.id, "cancel"))
-        if game.max_seats > 1:  # the host may fill seats with computers (a row of their own)
+        if game.max_seats > 1 and game.about.computer_levels:  # computers, in a row of their own
             full = len(table.seats) >= game.max_seats
-            for level in computers.LEVELS:
+            for level in game.about.computer_levels:
                 view.add_item(LobbyButton(table.id, f"cpu-{level}", disabled=full, row=1))
             if any(computers.is_computer(uid) for uid in table.seats):
                 view.add_item(LobbyButton(table.id, "cpu-remove", row=1))
@@ -716,7 +715,7 @@ class Hall:
         time_control: str = clock.NONE,
         forfeit_after: int = 2,
     ) -> None:
-        """``/siege new``: open a lobby in this channel, or point at the table already here. A
+        """``/play``: open a lobby in this channel, or point at the table already here. A
         solo game (one seat at most) needs no lobby: it starts at once."""
         if interaction.channel_id is None or interaction.guild_id is None:
             raise TableError("Tables live in server channels; run this in a channel or thread.")
@@ -831,7 +830,7 @@ class Hall:
         assert interaction.channel_id is not None
         table = await self.store.open_table_in(interaction.channel_id)
         if table is None:
-            raise TableError("There is no open table in this channel. Start one with /siege new.")
+            raise TableError("There is no open table in this channel. Start one with /play.")
         if interaction.user.id not in table.seats and not _can_moderate(interaction):
             raise TableError(
                 "Only the players at this table, or a moderator, can move it down the channel."
@@ -1088,7 +1087,7 @@ class Hall:
                 raise TableError("You are not playing at this table.")
             if table.status != "running" or table.state is None:
                 raise TableError("This game is over.")
-            if self.computers is None or table.game not in HINT_GAMES:
+            if self.computers is None or not table.engine.about.hint:
                 raise TableError("There is no computer advice for this game.")
             await interaction.response.defer(ephemeral=True, thinking=True)
             advice = await self.computers.hint(table, seat)

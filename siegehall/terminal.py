@@ -184,12 +184,12 @@ class Terminal:
         self.say()
         for n, text in enumerate(texts, start=1):
             self.say(f"  {n:>2}. {_plain(text)}")
-        extra = " h for a hint," if game.key == "kurth" else ""
+        extra = " h for a hint," if game.about.hint else ""
         while True:
             answer = self.read(f"Your choice (1-{len(legal)},{extra} q to quit): ").strip()
             if answer.lower() in QUIT_WORDS:
                 raise Quit
-            if game.key == "kurth" and answer.lower() in HINT_WORDS:
+            if game.about.hint and answer.lower() in HINT_WORDS:
                 hinted, why = ai.hint(view, seat, random.Random(f"{self.seed}:hint:{ply}"))
                 self.say(f"The computer would choose {legal.index(hinted) + 1}. {why}")
                 continue

@@ -18,10 +18,21 @@ from cogs.render.towers import RENDERER as TOWERS
 RENDERERS: dict[str, Renderer] = {r.game: r for r in (CASTLES, KING, KNIGHTS, KURTH, TOWERS)}
 
 
+def register(renderer: Renderer) -> None:
+    """Add a game's renderer (its rules must be registered with :func:`engine.register`)."""
+    if renderer.game in RENDERERS:
+        raise ValueError(f"A renderer is already registered for {renderer.game!r}.")
+    RENDERERS[renderer.game] = renderer
+
+
+def unregister(game: str) -> None:
+    RENDERERS.pop(game, None)
+
+
 def get_renderer(game: str) -> Renderer:
     return RENDERERS[game]
 
 
 def playable_games() -> list[str]:
-    """Game keys that have both rules and a Discord renderer (offered by ``/siege new``)."""
+    """Game keys that have both rules and a Discord renderer (offered by ``/play``)."""
     return list(RENDERERS)

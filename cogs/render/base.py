@@ -84,9 +84,6 @@ class Renderer(Protocol):
 
     game: str
     title: str
-    # Names of the seats when they are sides of the game (the lobby lets the host pick one);
-    # empty when seats are alike.
-    sides: tuple[str, ...]
     # The table button that opens a seat's private panel ("My hand" for card games).
     panel_label: str
     # Whether the panel marks the cards that came into the hand since the seat's last turn (the

@@ -49,7 +49,6 @@ def _value_name(value: int) -> str:
 class CastlesRenderer:
     game = "castles"
     title = "Castles Besieged"
-    sides: tuple[str, ...] = ()
     panel_label = "My hand"
     marks_new_cards = True
     panel_pictures = False

@@ -144,7 +144,6 @@ def _position(k: int, n: int) -> str:
 class KingRenderer:
     game = "king"
     title = "Siege the King"
-    sides: tuple[str, ...] = ()
     panel_label = "My hand"
     marks_new_cards = True
     panel_pictures = False

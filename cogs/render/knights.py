@@ -33,6 +33,7 @@ from engine.knights import (
     ATTACKER,
     CROWNS,
     DEFENDER,
+    GAME,
     NO_CAPTURE_LIMIT,
     PIECE_NAMES,
     SPECIAL_TURNS,
@@ -42,7 +43,7 @@ from engine.knights import (
 )
 from engine.rules import Action, Event, Result
 
-SIDE_LABELS = ("the attacking Knights", "the defending castle")
+SIDE_LABELS = GAME.about.sides
 SIDE_ICONS = ("🐎", "🏰")
 # What each piece is called after "captures" / "capturing".
 TAKEN = {"N": "a Knight", "D": "a Defender", "C": "the Commander"}
@@ -69,7 +70,6 @@ def _clip(text: str, limit: int = SELECT_DESCRIPTION_MAX) -> str:
 class KnightsRenderer:
     game = "knights"
     title = "Siege (1966)"
-    sides: tuple[str, ...] = SIDE_LABELS
     panel_label = "My moves"
     marks_new_cards = False
     panel_pictures = True

@@ -90,7 +90,6 @@ def _outcome(event: Mapping[str, Any]) -> str:
 class KurthRenderer:
     game = "kurth"
     title = "Siege at Kurth"
-    sides: tuple[str, ...] = ()
     panel_label = "My cards"
     marks_new_cards = False
     panel_pictures = False

@@ -121,7 +121,6 @@ def hand_words(hand: Sequence[str], tower: Sequence[str]) -> str:
 class TowersRenderer:
     game = "towers"
     title = "Siege tower poker"
-    sides: tuple[str, ...] = ()
     panel_label = "My hand"
     marks_new_cards = False
     panel_pictures = False

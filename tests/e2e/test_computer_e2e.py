@@ -28,7 +28,7 @@ async def quiet(w: World) -> None:
 
 
 async def open_lobby(w: World, command: str, **options: object) -> object:
-    handle = await w.alice.slash(w.channel, f"siege new {command}", **options)
+    handle = await w.alice.slash(w.channel, f"play {command}", **options)
     assert handle.response_message is not None and not handle.ephemeral
     return handle.response_message
 

@@ -72,14 +72,14 @@ async def test_a_challenge_declined_in_the_channel(world: World) -> None:
         refused = await w.alice.slash(w.channel, "siege challenge", user=user, game=game)
         assert refused.ephemeral and refused.response_message is not None
         assert words in refused.response_message.text()
-    await w.carol.slash(w.channel, "siege new castles-besieged")
+    await w.carol.slash(w.channel, "play castles-besieged")
     refused = await w.alice.slash(w.channel, "siege challenge", user=w.bob, game="castles")
     assert refused.response_message is not None and "open table" in refused.response_message.text()
 
 
 async def test_a_rematch_is_an_offer_the_other_player_accepts(world: World) -> None:
     w = world
-    handle = await w.alice.slash(w.channel, "siege new castles-besieged", dealer=DEALER_BOB)
+    handle = await w.alice.slash(w.channel, "play castles-besieged", dealer=DEALER_BOB)
     lobby = handle.response_message
     assert lobby is not None
     await w.bob.click(lobby, "Join")

@@ -1,6 +1,6 @@
 """Siege tower poker end to end: the real bot, through the fake Discord, four players by clicks.
 
-Alice, Bob, Carol and Dave play from ``/siege new`` on, choosing among the legal moves with a
+Alice, Bob, Carol and Dave play from ``/play`` on, choosing among the legal moves with a
 seeded policy and acting only through what they see: the table's buttons, their DM panels and the
 table's "My hand" ephemeral panel. The stored game is read only as the hidden truth. After every
 step the secrets check runs: no channel message (what a spectator sees), no DM and no ephemeral
@@ -74,7 +74,7 @@ async def open_game(
 ) -> TableRecord:
     store = w.running.store
     monkeypatch.setattr(store, "create_table", functools.partial(store.create_table, seed=seed))
-    handle = await players[0].slash(w.channel, "siege new siege-tower-poker", **OPTIONS)
+    handle = await players[0].slash(w.channel, "play siege-tower-poker", **OPTIONS)
     lobby = handle.response_message
     assert lobby is not None and not handle.ephemeral
     text = w.fake.latest(lobby).text()
@@ -369,10 +369,10 @@ async def test_the_table_options_are_this_games_own(world: World) -> None:
     for option in GAME.options:
         assert ranges[option.name] == (option.choices[0], option.choices[-1])
     with pytest.raises(SchemaMismatch):  # another game's option is not even offered
-        await w.alice.slash(w.channel, "siege new castles-besieged", start_chips=50)
+        await w.alice.slash(w.channel, "play castles-besieged", start_chips=50)
     with pytest.raises(SchemaMismatch):
-        await w.alice.slash(w.channel, "siege new siege-tower-poker", difficulty="easy")
-    handle = await w.alice.slash(w.channel, "siege new siege-tower-poker", small_bet=5, big_bet=2)
+        await w.alice.slash(w.channel, "play siege-tower-poker", difficulty="easy")
+    handle = await w.alice.slash(w.channel, "play siege-tower-poker", small_bet=5, big_bet=2)
     assert handle.ephemeral and handle.response_message is not None
     assert "'big_bet' (2) must be at least 'small_bet' (5)" in (
         handle.response_message.content or ""

@@ -78,7 +78,7 @@ def only(controls: list[Control], kind: type) -> Any:
 def test_registered_with_sides_and_a_board_game_panel_button() -> None:
     assert "knights" in playable_games()
     assert get_renderer("knights") is RENDERER
-    assert RENDERER.sides == ("the attacking Knights", "the defending castle")
+    assert GAME.about.sides == ("the attacking Knights", "the defending castle")
     assert RENDERER.panel_label == "My moves"
 
 

@@ -81,7 +81,7 @@ def buttons(controls: list[Control]) -> list[str]:
 def test_registered_as_a_solo_game_with_a_cards_panel() -> None:
     assert "kurth" in playable_games()
     assert get_renderer("kurth") is RENDERER
-    assert RENDERER.sides == ()
+    assert GAME.about.sides == ()
     assert RENDERER.panel_label == "My cards"
 
 
