@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
 
-from cogs.render import get_renderer, playable_games
-from cogs.render.base import OVER_COLOUR
-from cogs.render.charts import rating_chart
+from cogs.sheets import as_embed
 from engine import get_game
+from presentation import get_renderer, playable_games
+from presentation.base import OVER_COLOUR
+from presentation.charts import rating_chart
 from storage import RESIGN, Standing, Store, TableError, TableRecord
 from storage.results import ALL_TIME, GameResult
 
@@ -281,12 +282,12 @@ class Boards:
             for event in record.events
             if (line := renderer.event_line(event, names))
         ]
-        board = renderer.table_embed(game.view(state, None), names, recent[-5:])
+        board = as_embed(renderer.table_embed(game.view(state, None), names, recent[-5:]))
         board.title = f"Replay of table #{tid} — move {step} of {len(log)}"
         board.set_footer(text="Every hidden card is shown: this game is over.")
         embeds = [board]
         for seat, name in enumerate(names):  # what each seat saw: hands and hidden cards
-            panel = renderer.panel_embed(game.view(state, seat), names)
+            panel = as_embed(renderer.panel_embed(game.view(state, seat), names))
             panel.title = f"{name}'s side"
             panel.set_footer(text=None)
             embeds.append(panel)

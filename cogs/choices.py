@@ -15,9 +15,9 @@ from typing import Any, Protocol
 import discord
 from discord import app_commands
 
-from cogs.render import playable_games
 from engine import get_game
 from engine.rules import Game
+from presentation import playable_games
 from storage import TableError, clock
 
 log = logging.getLogger("siege.commands")

@@ -23,7 +23,7 @@ from discord.ext import tasks
 
 from cogs.hall import USER_MENTIONS, jump_url, mention
 from cogs.offers import Offers
-from cogs.render import get_renderer
+from presentation import get_renderer
 from storage import Store, TableRecord, Timeout, computers
 from storage.shards import Shards
 

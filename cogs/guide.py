@@ -6,8 +6,8 @@ import logging
 
 import discord
 
-from cogs.render import playable_games
 from engine import get_game
+from presentation import playable_games
 
 log = logging.getLogger("siege.guide")
 

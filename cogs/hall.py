@@ -2,7 +2,7 @@
 
 Each flow is thin: parse → load → engine (through the store) → commit → reply → render. The
 reply to an interaction is sent only after the action is committed. Game-specific looks come from
-:mod:`cogs.render`; rules come from the engine; persistence from :mod:`storage`.
+:mod:`presentation`; rules come from the engine; persistence from :mod:`storage`.
 """
 
 from __future__ import annotations
@@ -24,13 +24,14 @@ import discord
 from cogs.components import LobbyButton, TableButton, layout
 from cogs.delivery import Delivery, fingerprint
 from cogs.pictures import Pictures
-from cogs.render import get_renderer
-from cogs.render.base import (
+from cogs.sheets import as_embed
+from engine import get_game
+from engine.rules import IntRange, RuleError
+from presentation import get_renderer
+from presentation.base import (
     CLOSED_COLOUR,
     LOBBY_COLOUR,
 )
-from engine import get_game
-from engine.rules import IntRange, RuleError
 from storage import (
     CorruptTable,
     Seating,
@@ -372,7 +373,7 @@ class Hall:
         state = table.running_state()
         names = self.names(table)
         view = game.view(state, None)
-        embed = renderer.table_embed(view, names, await self.recent_lines(table))
+        embed = as_embed(renderer.table_embed(view, names, await self.recent_lines(table)))
         turn = renderer.turn_number(view, table.ply)
         embed.set_footer(text=f"Table #{table.id} · turn {turn} · /siege rules {table.game}")
         image = None
@@ -516,7 +517,7 @@ class Hall:
         names = self.names(table)
         view = game.view(state, seat)
         since, new_cards = await self.since_last_turn(table, seat, view)
-        embed = renderer.panel_embed(view, names, since, new_cards)
+        embed = as_embed(renderer.panel_embed(view, names, since, new_cards))
         turn = renderer.turn_number(view, table.ply)
         where = f"Table #{table.id} · turn {turn}"
         if for_dm:

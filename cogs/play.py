@@ -29,9 +29,9 @@ from cogs.choices import (
     time_control,
     time_control_choices,
 )
-from cogs.render import playable_games
 from engine import get_game
 from engine.rules import Game, IntRange, Option, SetupError
+from presentation import playable_games
 from storage import Seating, TableError, clock
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from cogs.choices import AnyGame, TwoPlayerGame, command_failed, time_control_ch
 from cogs.choices import time_control as read_time_control
 from cogs.guide import help_embed, welcome
 from cogs.offers import Offers
-from cogs.render import playable_games
 from engine import get_game
+from presentation import playable_games
 from storage import TableError, clock, players
 
 if TYPE_CHECKING:

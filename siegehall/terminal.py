@@ -18,20 +18,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-import discord
-
 import engine
-from cogs.render import get_renderer
-from cogs.render.base import (
+from engine import ai
+from engine.rules import Action, Event, Game, Result, RuleError, State, rng_for
+from presentation import get_renderer
+from presentation.base import (
     ActionButton,
     ActionSelect,
     BackButton,
     Control,
     Renderer,
+    Sheet,
     StageSelect,
 )
-from engine import ai
-from engine.rules import Action, Event, Game, Result, RuleError, State, rng_for
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 HINT_WORDS = frozenset({"h", "hint", "?"})
@@ -53,18 +52,18 @@ class Quit(Exception):
     """The player typed quit."""
 
 
-def embed_text(embed: discord.Embed) -> str:
-    """An embed as plain text: title, description, then each field's name and value."""
+def sheet_text(sheet: Sheet) -> str:
+    """A sheet as plain text: title, description, then each field's name and value."""
     parts: list[str] = []
-    if embed.title:
-        parts.append(_plain(f"== {embed.title} =="))
-    if embed.description:
-        parts.append(_plain(embed.description))
-    for item in embed.fields:
+    if sheet.title:
+        parts.append(_plain(f"== {sheet.title} =="))
+    if sheet.description:
+        parts.append(_plain(sheet.description))
+    for item in sheet.fields:
         parts.append(_plain(f"-- {item.name}"))
         parts.append(_plain(str(item.value)))
-    if embed.footer and embed.footer.text:
-        parts.append(_plain(embed.footer.text))
+    if sheet.footer:
+        parts.append(_plain(sheet.footer))
     return "\n".join(parts)
 
 
@@ -159,7 +158,7 @@ class Terminal:
             self.show_events(events)
             ply += 1
         self.say()
-        self.say(embed_text(self.renderer.table_embed(game.view(state, None), self.names, [])))
+        self.say(sheet_text(self.renderer.table_embed(game.view(state, None), self.names, [])))
         self.say(_plain(self.renderer.result_line(result, self.names)))
         return result
 
@@ -180,7 +179,7 @@ class Terminal:
         legal = game.legal_actions(state, seat)
         texts = labels(self.renderer, view, legal)
         self.say()
-        self.say(embed_text(self.renderer.panel_embed(view, self.names)))
+        self.say(sheet_text(self.renderer.panel_embed(view, self.names)))
         self.say()
         for n, text in enumerate(texts, start=1):
             self.say(f"  {n:>2}. {_plain(text)}")

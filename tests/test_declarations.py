@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 import engine
-from cogs.render import RENDERERS, playable_games
 from engine import ai
 from engine.declaration import About, is_command_name
+from presentation import RENDERERS, playable_games
 from siegehall import docs
 from siegehall.__main__ import main
 from tests.toy import registered

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from cogs.guide import command_name
-from cogs.render import playable_games
 from engine import get_game
+from presentation import playable_games
 from tests.e2e.test_castles_e2e import DEALER_BOB, open_game, refusal
 from tests.e2e.world import World
 from tests.fakecord import SchemaMismatch

@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 
-from cogs.render.king import RENDERER
 from engine.king import CARD_ORDER, COLUMN_NAMES, GAME, card_name
 from engine.rules import Action, State
+from presentation.king import RENDERER
 from storage import TableRecord
 from tests.e2e.test_castles_e2e import dm_panel
 from tests.e2e.world import World

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from cogs.render.knights_board import text_board
 from engine.knights import PIECE_NAMES
+from presentation.knights_board import text_board
 from storage import TableRecord
 from tests.e2e.test_castles_e2e import dm_panel, refusal
 from tests.e2e.world import World

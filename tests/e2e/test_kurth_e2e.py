@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from cogs.render.kurth_board import image_size
 from engine.kurth import LOCATION_NAMES, LOCATIONS
+from presentation.kurth_board import image_size
 from storage import TableRecord
 from tests.e2e.test_castles_e2e import dm_panel, refusal
 from tests.e2e.world import World

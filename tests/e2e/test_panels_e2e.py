@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from cogs.render import get_renderer
 from engine import cards
 from engine.knights import CROWNS, PIECE_NAMES, destinations
+from presentation import get_renderer
 from storage import TableRecord
 from tests.e2e.test_castles_e2e import DEALER_BOB, dm_panel, lay_label
 from tests.e2e.test_castles_e2e import open_game as open_castles

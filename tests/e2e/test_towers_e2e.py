@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from cogs.render.towers import pretty
 from engine.rules import Action, Event
 from engine.towers import GAME
+from presentation.towers import pretty
 from storage import TableRecord
 from tests.e2e.test_castles_e2e import dm_panel
 from tests.e2e.world import World, card_mentions
@@ -361,10 +361,9 @@ async def test_leave_mid_hand_closed_dms_and_a_restart_mid_round(
 async def test_the_table_options_are_this_games_own(world: World) -> None:
     w = world
     # Discord itself keeps each number in the engine's range.
-    command = w.guild.commands.chat_input("siege")
+    command = w.guild.commands.chat_input("play")
     assert command is not None
-    (new,) = [o for o in command["options"] if o["name"] == "new"]
-    (towers,) = [o for o in new["options"] if o["name"] == "siege-tower-poker"]
+    (towers,) = [o for o in command["options"] if o["name"] == "siege-tower-poker"]
     ranges = {o["name"]: (o.get("min_value"), o.get("max_value")) for o in towers["options"]}
     for option in GAME.options:
         assert ranges[option.name] == (option.choices[0], option.choices[-1])

@@ -15,10 +15,6 @@ from PIL import Image
 
 from cogs.components import SELECT_MAX_OPTIONS, TableButton, layout
 from cogs.hall import Parts
-from cogs.render import RENDERERS, get_renderer
-from cogs.render.base import ActionButton, ActionSelect, Control
-from cogs.render.castles_table import WIDTH as CASTLES_WIDTH
-from cogs.render.king_table import WIDTH as KING_WIDTH
 from engine import cards, get_game
 from engine.castles import GAME as CASTLES
 from engine.king import GAME as KING
@@ -26,6 +22,10 @@ from engine.king import card_name, unplayable_reasons
 from engine.knights import GAME as KNIGHTS
 from engine.knights import destinations, movable_squares
 from engine.rules import Event, Result, State, rng_for
+from presentation import RENDERERS, get_renderer
+from presentation.base import ActionButton, ActionSelect, Control, Style
+from presentation.castles_table import WIDTH as CASTLES_WIDTH
+from presentation.king_table import WIDTH as KING_WIDTH
 
 NAMES = ["<@101>", "<@202>"]
 # Discord: at most 10 files of 25 MiB a message; alt text at most 1024 characters.
@@ -416,4 +416,4 @@ def test_resign_is_the_one_red_button() -> None:
                 ]
                 for control in controls:
                     if isinstance(control, ActionButton):
-                        assert control.style is not discord.ButtonStyle.danger, (key, control)
+                        assert control.style is not Style.DANGER, (key, control)

@@ -11,11 +11,12 @@ from PIL import Image
 
 from cogs.components import layout
 from cogs.hall import Parts
-from cogs.render.base import ActionButton, ActionSelect, BackButton, Control, StageSelect
-from cogs.render.towers import RENDERER, hand_words, pretty
-from cogs.render.towers_table import WIDTH, image_height
+from cogs.sheets import as_embed
 from engine.rules import Action, Event, Result, State
 from engine.towers import GAME
+from presentation.base import ActionButton, ActionSelect, BackButton, Control, Sheet, StageSelect
+from presentation.towers import RENDERER, hand_words, pretty
+from presentation.towers_table import WIDTH, image_height
 from tests.fakecord.limits import check_components, check_embeds
 
 # Long mentions (18-digit ids), as on Discord.
@@ -72,8 +73,8 @@ def expand(view: dict[str, Any], legal: list[Action]) -> list[tuple[int, str]]:
     return offered
 
 
-def fits(embed: discord.Embed, controls: list[Control]) -> None:
-    assert check_embeds([embed.to_dict()]) == []
+def fits(embed: Sheet, controls: list[Control]) -> None:
+    assert check_embeds([as_embed(embed).to_dict()]) == []
     extra: list[discord.ui.Item[Any]] = [
         discord.ui.Button(label="My hand"),
         discord.ui.Button(label="Resign"),

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import cogs.render as render
 import engine
+import presentation as render
 from tests.toy.sticks import GAME
 from tests.toy.sticks_text import RENDERER
 

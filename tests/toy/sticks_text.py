@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import discord
-
-from cogs.render.base import ActionButton, Control, View, ply_turn
 from engine.rules import Action, Event, Result
+from presentation.base import ActionButton, Control, Sheet, View, ply_turn
 
 
 class SticksRenderer:
@@ -23,14 +21,14 @@ class SticksRenderer:
     def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
         return f"{view['stones']} stones before the gate"
 
-    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> Sheet:
         lines = [f"🪨 **{view['stones']}** stones before the gate.", *recent]
-        return discord.Embed(title=self.title, description="\n".join(lines))
+        return Sheet(title=self.title, description="\n".join(lines))
 
     def panel_embed(
         self, view: View, names: list[str], since: Sequence[str] = (), new: Sequence[str] = ()
-    ) -> discord.Embed:
-        return discord.Embed(title=f"{self.title}: your move", description="\n".join(since))
+    ) -> Sheet:
+        return Sheet(title=f"{self.title}: your move", description="\n".join(since))
 
     def panel_image(
         self, view: View, legal: list[Action], stage: str | None = None

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw
 
-from cogs.render.knights_board import load_font
+from presentation.knights_board import load_font
 
 WIDTH, HEIGHT = 480, 200
 MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 52, 14, 38, 26

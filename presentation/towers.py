@@ -6,7 +6,7 @@ Which buttons appear comes from the engine's legal list; the amounts on them com
 summary (``to_call``, ``bet_size``, ``round_bets``, ``next_flip_cost``). The words for the best
 hand come from :func:`engine.poker_hands.describe` of the five cards the view's ``best`` names.
 
-The table is a picture (:mod:`cogs.render.towers_table`) with the same facts as text in the embed
+The table is a picture (:mod:`presentation.towers_table`) with the same facts as text in the embed
 (for screen readers and when images fail). Private cards appear only on their owner's panel, and
 on the table once a show makes them public (the view's ``shows``).
 """
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import discord
-
-from cogs.render.base import (
+from engine.poker_hands import describe, hand_value
+from engine.rules import Action, Event, Result
+from presentation.base import (
     OVER_COLOUR,
     PLAYING_COLOUR,
     ActionButton,
@@ -26,16 +26,16 @@ from cogs.render.base import (
     ActionSelect,
     BackButton,
     Control,
+    Sheet,
     StageChoice,
     StageSelect,
+    Style,
     View,
     fit_alt,
     ply_turn,
     since_block,
 )
-from cogs.render.towers_table import SUIT_SYMBOLS, render_table, seat_status
-from engine.poker_hands import describe, hand_value
-from engine.rules import Action, Event, Result
+from presentation.towers_table import SUIT_SYMBOLS, render_table, seat_status
 
 RANK_WORDS = {
     "2": ("two", "twos"),
@@ -261,14 +261,14 @@ class TowersRenderer:
             return f"{names[seat]} may buy the next flip for **{summary['next_flip_cost']}**."
         return f"{names[seat]} chooses cards to swap for a tower joker."
 
-    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> Sheet:
         summary = view["summary"]
         over = view["result"] is not None
         description = self._status_line(summary)
         prompt = self._prompt(view, names)
         if prompt:
             description += f"\n{prompt}"
-        embed = discord.Embed(
+        embed = Sheet(
             title=self.title,
             description=description,
             colour=OVER_COLOUR if over else PLAYING_COLOUR,
@@ -287,7 +287,7 @@ class TowersRenderer:
         names: list[str],
         since: Sequence[str] = (),
         new_cards: Sequence[str] = (),
-    ) -> discord.Embed:
+    ) -> Sheet:
         summary = view["summary"]
         seat = view["seat"]
         hand = view.get("hand") or []
@@ -310,7 +310,7 @@ class TowersRenderer:
         )
         if view["to_act"] == seat:
             lines.append(self._your_turn(summary))
-        embed = discord.Embed(
+        embed = Sheet(
             title=f"Your hand — {self.title}",
             description="\n".join(lines),
             colour=OVER_COLOUR if view["result"] is not None else PLAYING_COLOUR,
@@ -357,13 +357,13 @@ class TowersRenderer:
         summary = view["summary"]
         seat = view["to_act"]
         styles = {
-            "check": discord.ButtonStyle.primary,
-            "call": discord.ButtonStyle.primary,
-            "bet": discord.ButtonStyle.success,
-            "raise": discord.ButtonStyle.success,
-            "fold": discord.ButtonStyle.secondary,
-            "buy_flip": discord.ButtonStyle.success,
-            "decline_flip": discord.ButtonStyle.secondary,
+            "check": Style.PRIMARY,
+            "call": Style.PRIMARY,
+            "bet": Style.SUCCESS,
+            "raise": Style.SUCCESS,
+            "fold": Style.SECONDARY,
+            "buy_flip": Style.SUCCESS,
+            "decline_flip": Style.SECONDARY,
         }
         controls: list[Control] = []
         for i, action in enumerate(legal):
@@ -392,11 +392,11 @@ class TowersRenderer:
         if stage == LEAVE_STAGE:
             index = next(i for i, a in enumerate(legal) if a["type"] == "leave")
             label = f"Leave for good (keep {summary['chips'][seat]} chips)"
-            return [ActionButton(label, index, discord.ButtonStyle.danger), BackButton()]
+            return [ActionButton(label, index, Style.DANGER), BackButton()]
         if stage == FOLD_STAGE and self._fold_needs_asking(legal):
             index = next(i for i, a in enumerate(legal) if a["type"] == "fold")
             return [
-                ActionButton("Fold anyway", index, discord.ButtonStyle.secondary),
+                ActionButton("Fold anyway", index, Style.SECONDARY),
                 BackButton("Back (check instead)"),
             ]
         confirm_fold = self._fold_needs_asking(legal)
