@@ -97,25 +97,33 @@ def _and(words: Sequence[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def hand_words(hand: Sequence[str], tower: Sequence[str]) -> str:
-    """The best hand in words: ``Two pair, kings and sevens, with the tower 7♣``."""
-    cat, ranks = describe(hand_value([*hand, *tower]))
+def hand_name(cards: Sequence[str]) -> str:
+    """The best hand of ``cards`` named as a player says it: ``Pair of jacks``, ``Two pair,
+    kings and sevens``, ``Flush, ace high``.
+
+    >>> hand_name(["JS", "JH", "2C", "5D", "9S"]), hand_name(["KS", "KH", "7C", "7D", "2S"])
+    ('Pair of jacks', 'Two pair, kings and sevens')
+    """
+    cat, ranks = describe(hand_value(list(cards)))
     one = [RANK_WORDS[r][0] for r in ranks]
     many = [RANK_WORDS[r][1] for r in ranks]
     if cat == "pair":
-        text = f"Pair of {many[0]}"
-    elif cat == "two_pair":
-        text = f"Two pair, {many[0]} and {many[1]}"
-    elif cat == "full_house":
-        text = f"Full house, {many[0]} over {many[1]}"
-    elif cat in ("three_of_a_kind", "four_of_a_kind", "five_of_a_kind"):
-        text = f"{CATEGORY_WORDS[cat]}, {many[0]}"
-    elif cat == "high_card":
-        text = f"High card, {one[0]}"
-    else:
-        text = f"{CATEGORY_WORDS[cat]}, {one[0]} high"
+        return f"Pair of {many[0]}"
+    if cat == "two_pair":
+        return f"Two pair, {many[0]} and {many[1]}"
+    if cat == "full_house":
+        return f"Full house, {many[0]} over {many[1]}"
+    if cat in ("three_of_a_kind", "four_of_a_kind", "five_of_a_kind"):
+        return f"{CATEGORY_WORDS[cat]}, {many[0]}"
+    if cat == "high_card":
+        return f"High card, {one[0]}"
+    return f"{CATEGORY_WORDS[cat]}, {one[0]} high"
+
+
+def hand_words(hand: Sequence[str], tower: Sequence[str]) -> str:
+    """The best hand in words: ``Two pair, kings and sevens, with the tower 7♣``."""
     noun = "the tower" if len(tower) == 1 else "the towers"
-    return f"{text}, with {noun} {_and([pretty(c) for c in tower])}"
+    return f"{hand_name([*hand, *tower])}, with {noun} {_and([pretty(c) for c in tower])}"
 
 
 class TowersRenderer:
@@ -243,7 +251,7 @@ class TowersRenderer:
                 tower = show["tower"][seat] or []
                 line = f"{names[seat]}: {cards_text(hand)} + {cards_text(tower)}"
                 if categories and categories[seat]:
-                    line += f" — {CATEGORY_WORDS[categories[seat]]}"
+                    line += f" — {hand_name([*hand, *tower])}"
                 lines.append(line)
         return lines
 
