@@ -353,7 +353,10 @@ def board_alt(
     squares = list(marked)
     if piece is not None and squares:
         name = PIECE_NAMES[pieces[piece]]
-        parts.append(f"Ringed: where the {name} on {piece} can go: {', '.join(squares)}.")
+        parts.append(
+            f"Marked (a dot on an empty square, a ring round a piece it can take): where the "
+            f"{name} on {piece} can go: {', '.join(squares)}."
+        )
     text = " ".join(parts)
     return fit_alt(text)
 

@@ -60,6 +60,7 @@ async def test_reminder_automatic_move_and_forfeit(world: World) -> None:
     assert (
         len(notices) == 1 and "automatic move" in notices[0] and "1 more missed move" in notices[0]
     )
+    assert ").." not in notices[0] and "pile)." in notices[0]  # one full stop, not two
     table = await w.table_by_id(table.id)
     assert table.ply == 1 and table.status == "running"
 
@@ -73,7 +74,9 @@ async def test_reminder_automatic_move_and_forfeit(world: World) -> None:
     notices = [
         m.text() for m in w.fake.channel_messages(w.channel) if m.text().endswith("and forfeits.")
     ]
-    assert len(notices) == 1 and f"<@{w.alice.id}>" in notices[0]
+    assert notices == [
+        f"⏰ <@{w.alice.id}> missed 2 moves in a row at table #{table.id} and forfeits."
+    ]
     assert "Result" in w.table_message(table).text()
     # The end is a new message to every player, not only an edit nobody is notified of.
     for player in (w.alice, w.bob):

@@ -234,7 +234,7 @@ def test_knights_panel_picture_turns_to_the_mover_and_rings_destinations() -> No
         check_png(png, Image.open(io.BytesIO(png)).width)
         check_alt(alt)
         end = "the castle's (defender's) end" if seat == 1 else "the attacker's end"
-        assert f"seen from {end}" in alt and "Ringed" not in alt
+        assert f"seen from {end}" in alt and "Marked" not in alt
         square = movable_squares(legal)[0]
         staged_png, staged_alt = renderer.panel_image(view, legal, square) or (b"", "")
         assert staged_png != png  # the destinations are marked on the picture
