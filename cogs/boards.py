@@ -20,8 +20,8 @@ import discord
 from cogs.sheets import as_embed
 from engine import get_game
 from presentation import get_renderer, playable_games
-from presentation.base import OVER_COLOUR
-from presentation.charts import rating_chart
+from presentation.base import OVER_COLOUR, fit_alt
+from presentation.charts import rating_alt, rating_chart
 from storage import RESIGN, Standing, Store, TableError, TableRecord
 from storage.results import ALL_TIME, GameResult
 
@@ -48,6 +48,15 @@ def season_name(season: str) -> str:
         return "all time"
     month = datetime.strptime(season, "%Y-%m").replace(tzinfo=UTC)
     return f"the {month:%B %Y} season"
+
+
+def count(number: int, noun: str) -> str:
+    """A number of things, in the singular for one.
+
+    >>> count(1, "game"), count(0, "game"), count(5, "game")
+    ('1 game', '0 games', '5 games')
+    """
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def signed(value: float) -> str:
@@ -181,22 +190,25 @@ class Boards:
             if line is None:
                 continue
             title = get_game(game).title
-            history = await self.store.rating_history(guild, game, user_id)
+            points = await self.store.rating_history(guild, game, user_id)
+            history = [rating for _, rating in points]
             trend = history[-1] - history[max(0, len(history) - 6)] if len(history) > 1 else 0.0
             mark = " (provisional)" if line.provisional else ""
             embed = discord.Embed(title=f"{name} — {title}", colour=OVER_COLOUR)
+            over = min(5, len(history) - 1) or 1
             embed.description = (
                 f"Rating **{line.rating:.0f}**{mark}, #{line.rank} here all time\n"
-                f"{line.games} games: {line.wins} won, {line.losses} lost, {line.draws} drawn\n"
-                f"Trend over the last {min(5, len(history) - 1) or 1} games: {signed(trend)}\n"
+                f"{count(line.games, 'game')}: {line.wins} won, {line.losses} lost, "
+                f"{line.draws} drawn\n"
+                f"Trend over the last {count(over, 'game')}: {signed(trend)}\n"
                 f"Ratings after each game: " + ", ".join(f"{value:.0f}" for value in history[-12:])
             )
-            if history:
+            if points:
                 file_name = f"stats-{game}.png"
-                png = await self.hall.pictures.render(
-                    "stats", rating_chart, f"{title}: rating after each game", history
-                )
-                files.append(discord.File(io.BytesIO(png), filename=file_name))
+                chart = (f"{title}: rating", [tuple(p) for p in points])
+                png = await self.hall.pictures.render("stats", rating_chart, *chart)
+                alt = fit_alt(rating_alt(title, points))
+                files.append(discord.File(io.BytesIO(png), filename=file_name, description=alt))
                 embed.set_image(url=f"attachment://{file_name}")
             embeds.append(embed)
         if not embeds:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from datetime import datetime
 
 from PIL import Image, ImageDraw
 
@@ -20,13 +21,38 @@ TEXT = (219, 222, 225)
 LINE = (212, 160, 23)
 
 
-def rating_chart(title: str, points: Sequence[float]) -> bytes:
-    """A PNG line chart of ``points`` (a rating after each game, oldest first)."""
+def day_label(ended_at: str) -> str:
+    """An ISO time as a short date for an axis.
+
+    >>> day_label("2026-11-03T10:00:00+00:00")
+    '3 Nov'
+    """
+    when = datetime.fromisoformat(ended_at)
+    return f"{when.day} {when.strftime('%b')}"
+
+
+def games_text(count: int) -> str:
+    """How many rated games, in the singular for one.
+
+    >>> games_text(1), games_text(3)
+    ('1 rated game', '3 rated games')
+    """
+    return f"{count} rated game" + ("" if count == 1 else "s")
+
+
+def rating_chart(title: str, points: Sequence[tuple[str, float]]) -> bytes:
+    """A PNG line chart of a rating after each game (``(ended_at, rating)``, oldest first),
+    with the dates of the first, middle and last game under it."""
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
     font = load_font(13)
-    draw.text((MARGIN_LEFT, 8), title, font=load_font(14, bold=True), fill=TEXT)
-    low, high = min(points), max(points)
+    heading = f"{title} · {games_text(len(points))}"
+    bold = load_font(14, bold=True)
+    while draw.textlength(heading, font=bold) > WIDTH - MARGIN_LEFT - MARGIN_RIGHT:
+        heading = heading[:-2] + "…"  # a long title is cut, never drawn past the edge
+    draw.text((MARGIN_LEFT, 8), heading, font=bold, fill=TEXT)
+    values = [rating for _, rating in points]
+    low, high = min(values), max(values)
     if high - low < 40:  # a flat line still gets a readable scale
         middle = (high + low) / 2
         low, high = middle - 20, middle + 20
@@ -41,17 +67,38 @@ def rating_chart(title: str, points: Sequence[float]) -> bytes:
         draw.line([(left, y), (right, y)], fill=GRID, width=1)
         draw.text((6, y - 8), f"{value:.0f}", font=font, fill=TEXT)
     step = (right - left) / max(1, len(points) - 1)
-    xy = [(left + n * step, y_of(value)) for n, value in enumerate(points)]
+    xy = [(left + n * step, y_of(value)) for n, value in enumerate(values)]
     if len(xy) == 1:
         x, y = xy[0]
         draw.ellipse([(x - 4, y - 4), (x + 4, y + 4)], fill=LINE)
     else:
         draw.line(xy, fill=LINE, width=3, joint="curve")
-    games = f"{len(points)} rated game" + ("" if len(points) == 1 else "s")
-    draw.text((left, bottom + 6), games, font=font, fill=TEXT)
+    for n in sorted({0, (len(points) - 1) // 2, len(points) - 1}):
+        label = day_label(points[n][0])
+        width = draw.textlength(label, font=font)
+        x = min(max(xy[n][0] - width / 2, left), right - width)
+        draw.text((x, bottom + 6), label, font=font, fill=TEXT)
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()
 
 
-__all__ = ["rating_chart"]
+def rating_alt(title: str, points: Sequence[tuple[str, float]]) -> str:
+    """The chart in words, for the picture's alt text.
+
+    >>> points = [("2026-11-03T10:00:00", 1000.0), ("2026-11-05T09:00:00", 1031.4)]
+    >>> rating_alt("Castles Besieged", points)  # doctest: +NORMALIZE_WHITESPACE
+    'Castles Besieged: rating after each of 2 rated games, 3 Nov to 5 Nov:
+     from 1000 to 1031 (lowest 1000, highest 1031).'
+    """
+    values = [rating for _, rating in points]
+    first, last = day_label(points[0][0]), day_label(points[-1][0])
+    when = first if first == last else f"{first} to {last}"
+    each = "after 1 rated game" if len(points) == 1 else f"after each of {games_text(len(points))}"
+    return (
+        f"{title}: rating {each}, {when}: from {values[0]:.0f} to {values[-1]:.0f} "
+        f"(lowest {min(values):.0f}, highest {max(values):.0f})."
+    )
+
+
+__all__ = ["games_text", "rating_alt", "rating_chart"]
