@@ -242,10 +242,10 @@ class KurthRenderer:
                 walk = f"{SPECIALS[special].name}: {SPECIALS[special].effect}"
                 if special == "hold_fast":
                     passage = ""
-                return f"{head}**move** — {walk}{passage}. Every destination has a button."
+                return f"{head}**move** — {walk}{passage}. Every destination is a choice below."
             return (
                 f"{head}**move** 1 to 3 locations clockwise{passage}. Every destination you can "
-                "reach has a button; special actions and spells first, if you like."
+                "reach is a choice below; special actions and spells first, if you like."
             )
         if phase == "attack":
             m = summary["markers"][summary["location"]]
