@@ -22,7 +22,7 @@ from engine import get_game
 from presentation import get_renderer, playable_games
 from presentation.base import OVER_COLOUR, fit_alt
 from presentation.charts import rating_alt, rating_chart
-from storage import RESIGN, Standing, Store, TableError, TableRecord
+from storage import RESIGN, Standing, Store, TableError, TableRecord, computers
 from storage.results import ALL_TIME, GameResult
 
 if TYPE_CHECKING:
@@ -75,8 +75,16 @@ class Boards:
         return f"{self.clock().astimezone(UTC):%Y-%m}"
 
     async def names(self, user_ids: Sequence[int]) -> dict[int, str]:
-        stored = await self.store.names(user_ids)
-        return {uid: stored.get(uid, f"<@{uid}>") for uid in user_ids}
+        """How boards, histories and replays name each seat: a player's display name as last
+        seen (a mention if never seen), a computer as "🤖 Computer 1 (hard)"."""
+        people = [uid for uid in user_ids if not computers.is_computer(uid)]
+        stored = await self.store.names(people)
+        return {
+            uid: f"🤖 {computers.name_of(uid)}"
+            if computers.is_computer(uid)
+            else stored.get(uid, f"<@{uid}>")
+            for uid in user_ids
+        }
 
     async def seen(self, interaction: discord.Interaction[Any], *users: Any) -> None:
         """Remember the names of the people a command names (and of the one who ran it)."""
@@ -256,7 +264,7 @@ class Boards:
             f"<t:{when}:d>",
             get_game(game.game).title,
             f"**{verdict}** vs {others}",
-            f"{game.plies} moves",
+            count(game.plies, "move"),
             game.reason.replace("_", " "),
         ]
         if game.rating_change is not None:
