@@ -58,7 +58,7 @@ from storage import DatabaseUnusable, Store
 from storage.postgres import SCHEMES as POSTGRES_SCHEMES
 from storage.shards import Shards
 
-EXTENSIONS = ("cogs.siege",)
+EXTENSIONS = ("cogs.siege", "cogs.play")
 log = logging.getLogger("siege")
 
 NO_TOKEN = """\

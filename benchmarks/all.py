@@ -110,7 +110,7 @@ def engine_rows(seconds: float) -> tuple[list[Row], dict[str, list[Any]]]:
 
 
 def picture_rows(views: dict[str, list[Any]]) -> list[Row]:
-    from cogs.render import get_renderer
+    from presentation import get_renderer
 
     rows = []
     for key, sample in views.items():

@@ -13,8 +13,8 @@ import sys
 import time
 from typing import Any
 
-from cogs.render.knights_board import render_board_png, text_board
 from engine.knights import GAME
+from presentation.knights_board import render_board_png, text_board
 
 
 def random_views(count: int, seed: int = 2024) -> list[dict[str, Any]]:

@@ -371,7 +371,7 @@ def start_bot(
 async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed: int = 1) -> Result:
     from cogs.guide import command_name
 
-    command = f"siege new {command_name('castles')}"
+    command = f"play {command_name('castles')}"
     async with FakeDiscord(capture_library_errors=False) as fake:
         guild = fake.add_guild("Load")
         rows = []

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import discord
 
 from cogs import fairness
-from cogs.render import get_renderer, playable_games
-from cogs.render.base import OVER_COLOUR
-from cogs.render.charts import rating_chart
+from cogs.sheets import as_embed
 from engine import get_game
 from engine.verify import verify
-from storage import Standing, Store, TableError, TableRecord
+from presentation import get_renderer, playable_games
+from presentation.base import OVER_COLOUR, fit_alt
+from presentation.charts import rating_alt, rating_chart
+from storage import Standing, Store, TableError, TableRecord, computers
 from storage.fairness import commitment_of, export_script
 from storage.results import ALL_TIME, GameResult
 
@@ -52,6 +53,15 @@ def season_name(season: str) -> str:
     return f"the {month:%B %Y} season"
 
 
+def count(number: int, noun: str) -> str:
+    """A number of things, in the singular for one.
+
+    >>> count(1, "game"), count(0, "game"), count(5, "game")
+    ('1 game', '0 games', '5 games')
+    """
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
 def signed(value: float) -> str:
     return f"{value:+.0f}"
 
@@ -68,8 +78,16 @@ class Boards:
         return f"{self.clock().astimezone(UTC):%Y-%m}"
 
     async def names(self, user_ids: Sequence[int]) -> dict[int, str]:
-        stored = await self.store.names(user_ids)
-        return {uid: stored.get(uid, f"<@{uid}>") for uid in user_ids}
+        """How boards, histories and replays name each seat: a player's display name as last
+        seen (a mention if never seen), a computer as "🤖 Computer 1 (hard)"."""
+        people = [uid for uid in user_ids if not computers.is_computer(uid)]
+        stored = await self.store.names(people)
+        return {
+            uid: f"🤖 {computers.name_of(uid)}"
+            if computers.is_computer(uid)
+            else stored.get(uid, f"<@{uid}>")
+            for uid in user_ids
+        }
 
     async def seen(self, interaction: discord.Interaction[Any], *users: Any) -> None:
         """Remember the names of the people a command names (and of the one who ran it)."""
@@ -183,22 +201,25 @@ class Boards:
             if line is None:
                 continue
             title = get_game(game).title
-            history = await self.store.rating_history(guild, game, user_id)
+            points = await self.store.rating_history(guild, game, user_id)
+            history = [rating for _, rating in points]
             trend = history[-1] - history[max(0, len(history) - 6)] if len(history) > 1 else 0.0
             mark = " (provisional)" if line.provisional else ""
             embed = discord.Embed(title=f"{name} — {title}", colour=OVER_COLOUR)
+            over = min(5, len(history) - 1) or 1
             embed.description = (
                 f"Rating **{line.rating:.0f}**{mark}, #{line.rank} here all time\n"
-                f"{line.games} games: {line.wins} won, {line.losses} lost, {line.draws} drawn\n"
-                f"Trend over the last {min(5, len(history) - 1) or 1} games: {signed(trend)}\n"
+                f"{count(line.games, 'game')}: {line.wins} won, {line.losses} lost, "
+                f"{line.draws} drawn\n"
+                f"Trend over the last {count(over, 'game')}: {signed(trend)}\n"
                 f"Ratings after each game: " + ", ".join(f"{value:.0f}" for value in history[-12:])
             )
-            if history:
+            if points:
                 file_name = f"stats-{game}.png"
-                png = await self.hall.pictures.render(
-                    "stats", rating_chart, f"{title}: rating after each game", history
-                )
-                files.append(discord.File(io.BytesIO(png), filename=file_name))
+                chart = (f"{title}: rating", [tuple(p) for p in points])
+                png = await self.hall.pictures.render("stats", rating_chart, *chart)
+                alt = fit_alt(rating_alt(title, points))
+                files.append(discord.File(io.BytesIO(png), filename=file_name, description=alt))
                 embed.set_image(url=f"attachment://{file_name}")
             embeds.append(embed)
         if not embeds:
@@ -246,7 +267,7 @@ class Boards:
             f"<t:{when}:d>",
             get_game(game.game).title,
             f"**{verdict}** vs {others}",
-            f"{game.plies} moves",
+            count(game.plies, "move"),
             game.reason.replace("_", " "),
         ]
         if game.rating_change is not None:
@@ -301,7 +322,7 @@ class Boards:
             for event in record.events
             if (line := renderer.event_line(event, names))
         ]
-        board = renderer.table_embed(game.view(state, None), names, recent[-5:])
+        board = as_embed(renderer.table_embed(game.view(state, None), names, recent[-5:]))
         board.title = f"Replay of table #{tid} — move {step} of {len(log)}"
         seal = commitment_of(table)
         if day is not None:  # the owner's own daily game: what they saw, nothing of the seed
@@ -319,7 +340,7 @@ class Boards:
         for seat, name in enumerate(names):  # what each seat saw: hands and hidden cards
             if day is not None and table.seats[seat] != interaction.user.id:
                 continue
-            panel = renderer.panel_embed(game.view(state, seat), names)
+            panel = as_embed(renderer.panel_embed(game.view(state, seat), names))
             panel.title = f"{name}'s side"
             panel.set_footer(text=None)
             embeds.append(panel)

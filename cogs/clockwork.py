@@ -24,7 +24,7 @@ from discord.ext import tasks
 
 from cogs.hall import USER_MENTIONS, jump_url, mention
 from cogs.offers import Offers
-from cogs.render import get_renderer
+from presentation import get_renderer
 from storage import StorageUnavailable, Store, TableRecord, Timeout, computers
 from storage.shards import Shards
 
@@ -171,7 +171,7 @@ class Clockwork:
             names = [mention(uid) for uid in table.seats]
             renderer = get_renderer(table.game)
             done = "; ".join(
-                line for e in outcome.events if (line := renderer.event_line(e, names))
+                line.rstrip(".") for e in outcome.events if (line := renderer.event_line(e, names))
             )
             if outcome.rung == "auto_move":
                 left = table.forfeit_after - outcome.misses
@@ -181,10 +181,12 @@ class Clockwork:
                     f"{left} more missed move{'s' if left != 1 else ''} forfeits the game."
                 )
             else:
-                text = (
-                    f"⏰ {mention(outcome.user_id)} ran out of time at table #{table.id} "
-                    f"{outcome.misses} time{'s' if outcome.misses != 1 else ''} and forfeits."
+                missed = (
+                    "missed their move"
+                    if outcome.misses == 1
+                    else f"missed {outcome.misses} moves in a row"
                 )
+                text = f"⏰ {mention(outcome.user_id)} {missed} at table #{table.id} and forfeits."
         await self.say(table, text)
         if outcome.user_id is not None:
             await self.tell(outcome.user_id, f"{text}\n{self.where(table)}")

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import discord
 
-from cogs.render.base import (
+from cogs.sheets import button_style
+from presentation.base import (
     ActionButton,
     ActionChoice,
     BackButton,
@@ -138,7 +139,7 @@ class ActButton(
         super().__init__(
             discord.ui.Button(
                 label=_truncate(control.label, 80) if control else "Act",
-                style=control.style if control else discord.ButtonStyle.secondary,
+                style=button_style(control.style) if control else discord.ButtonStyle.secondary,
                 emoji=control.emoji if control else None,
                 custom_id=f"sh:act:{tid}:{ply}:{index}",
             )

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("siege.computer")
 
-#: The longest a computer thinks about one move (the hard level's budgets stay under it).
-THINKING_SECONDS = 1.0
+#: The longest a computer thinks about one move (the terminal gives it the same).
+THINKING_SECONDS = ai.THINKING_SECONDS
 
 
 def think(

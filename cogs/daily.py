@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from cogs.render.base import OVER_COLOUR
+from presentation.base import OVER_COLOUR
 from storage import Store, TableError, TableExists
 
 if TYPE_CHECKING:

@@ -6,42 +6,32 @@ import logging
 
 import discord
 
-from cogs.render import playable_games
 from engine import get_game
+from presentation import playable_games
 
 log = logging.getLogger("siege.guide")
 
 GUIDE_COLOUR = discord.Colour(0x3B82F6)
 
 
-#: What each game's ``/siege new`` subcommand says about it.
-BLURBS = {
-    "castles": "two players, cards and dice: storm the other castle ten times",
-    "king": "two players: hide your King, then break open the other's castle",
-    "knights": "two players on a board: four Knights against a castle",
-    "towers": "poker for 2 to 7 players with chips and four towers of cards",
-    "kurth": "solo: hold the city for 12 turns",
-}
-
-
 def command_name(game_key: str) -> str:
-    """A game's ``/siege new`` subcommand: its title, in Discord's command-name form.
+    """A game's ``/play`` subcommand, as its declaration names it.
 
     >>> command_name("castles"), command_name("knights"), command_name("towers")
     ('castles-besieged', 'siege-1966', 'siege-tower-poker')
     """
-    words = "".join(c if c.isalnum() else " " for c in get_game(game_key).title.lower())
-    return "-".join(words.split())
+    return get_game(game_key).about.command
 
 
 def blurb(game_key: str) -> str:
-    """The description of a game's ``/siege new`` subcommand."""
-    return f"{get_game(game_key).title}: {BLURBS[game_key]}"
+    """The description of a game's ``/play`` subcommand."""
+    game = get_game(game_key)
+    return f"{game.title}: {game.about.blurb}"
 
 
 def game_lines() -> str:
     return "\n".join(
-        f"**{get_game(key).title}** — {BLURBS[key]}: `/siege new {command_name(key)}`"
+        f"**{get_game(key).title}** — {get_game(key).about.blurb}: `/play {command_name(key)}`"
         for key in playable_games()
     )
 
@@ -59,7 +49,7 @@ def help_embed() -> discord.Embed:
     embed.add_field(
         name="Start a game",
         value=(
-            "Run `/siege new` and pick a game: a table appears in the channel with **Join**. "
+            "Run `/play` and pick a game: a table appears in the channel with **Join**. "
             "When everyone is in, the host presses **Start**. To play someone in particular, "
             "`/siege challenge`. One table per channel: start a thread for another."
         ),
@@ -123,4 +113,4 @@ async def welcome(guild: discord.Guild) -> bool:
     return True
 
 
-__all__ = ["BLURBS", "blurb", "command_name", "help_embed", "welcome", "welcome_channel"]
+__all__ = ["blurb", "command_name", "help_embed", "welcome", "welcome_channel"]

@@ -2,7 +2,7 @@
 
 Each flow is thin: parse → load → engine (through the store) → commit → reply → render. The
 reply to an interaction is sent only after the action is committed. Game-specific looks come from
-:mod:`cogs.render`; rules come from the engine; persistence from :mod:`storage`.
+:mod:`presentation`; rules come from the engine; persistence from :mod:`storage`.
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ from cogs import fairness
 from cogs.components import LobbyButton, TableButton, layout
 from cogs.delivery import Delivery, fingerprint
 from cogs.pictures import Pictures
-from cogs.render import get_renderer
-from cogs.render.base import (
+from cogs.sheets import as_embed
+from engine import get_game
+from engine.rules import IntRange, RuleError
+from presentation import get_renderer
+from presentation.base import (
     CLOSED_COLOUR,
     LOBBY_COLOUR,
 )
-from engine import get_game
-from engine.rules import IntRange, RuleError
 from storage import (
     CorruptTable,
     Seating,
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 
 #: Games whose table offers "What would the computer do?" (the solo game; in the others the
 #: computer is an opponent instead).
-HINT_GAMES = frozenset({"kurth"})
 
 log = logging.getLogger("siege.hall")
 
@@ -379,7 +379,7 @@ class Hall:
         state = table.running_state()
         names = self.names(table)
         view = game.view(state, None)
-        embed = renderer.table_embed(view, names, await self.recent_lines(table))
+        embed = as_embed(renderer.table_embed(view, names, await self.recent_lines(table)))
         turn = renderer.turn_number(view, table.ply)
         embed.set_footer(text=f"Table #{table.id} · turn {turn} · /siege rules {table.game}")
         await fairness.stamp(embed, table, self.store)
@@ -408,7 +408,7 @@ class Hall:
             TableButton(table.id, "hand", label=renderer.panel_label),
             TableButton(table.id, "resign"),
         ]
-        if table.game in HINT_GAMES:
+        if game.about.hint:
             items.insert(1, TableButton(table.id, "hint"))
         return Parts(
             content=f"{names[to_act]}, it's your turn"
@@ -443,7 +443,7 @@ class Hall:
                 "s" if table.forfeit_after != 1 else ""
             )
         embed.add_field(name="Clock", value=timing, inline=False)
-        sides = get_renderer(table.game).sides
+        sides = game.about.sides
         if sides:
             embed.add_field(name="Sides", value=self.sides_text(table, sides), inline=False)
         if game.min_seats == game.max_seats:
@@ -467,9 +467,9 @@ class Hall:
             )
         )
         view.add_item(LobbyButton(table.id, "cancel"))
-        if game.max_seats > 1:  # the host may fill seats with computers (a row of their own)
+        if game.max_seats > 1 and game.about.computer_levels:  # computers, in a row of their own
             full = len(table.seats) >= game.max_seats
-            for level in computers.LEVELS:
+            for level in game.about.computer_levels:
                 view.add_item(LobbyButton(table.id, f"cpu-{level}", disabled=full, row=1))
             if any(computers.is_computer(uid) for uid in table.seats):
                 view.add_item(LobbyButton(table.id, "cpu-remove", row=1))
@@ -524,7 +524,7 @@ class Hall:
         names = self.names(table)
         view = game.view(state, seat)
         since, new_cards = await self.since_last_turn(table, seat, view)
-        embed = renderer.panel_embed(view, names, since, new_cards)
+        embed = as_embed(renderer.panel_embed(view, names, since, new_cards))
         turn = renderer.turn_number(view, table.ply)
         where = f"Table #{table.id} · turn {turn}"
         if for_dm:
@@ -723,7 +723,7 @@ class Hall:
         time_control: str = clock.NONE,
         forfeit_after: int = 2,
     ) -> None:
-        """``/siege new``: open a lobby in this channel, or point at the table already here. A
+        """``/play``: open a lobby in this channel, or point at the table already here. A
         solo game (one seat at most) needs no lobby: it starts at once."""
         if interaction.channel_id is None or interaction.guild_id is None:
             raise TableError("Tables live in server channels; run this in a channel or thread.")
@@ -838,7 +838,7 @@ class Hall:
         assert interaction.channel_id is not None
         table = await self.store.open_table_in(interaction.channel_id)
         if table is None:
-            raise TableError("There is no open table in this channel. Start one with /siege new.")
+            raise TableError("There is no open table in this channel. Start one with /play.")
         if interaction.user.id not in table.seats and not _can_moderate(interaction):
             raise TableError(
                 "Only the players at this table, or a moderator, can move it down the channel."
@@ -1095,7 +1095,7 @@ class Hall:
                 raise TableError("You are not playing at this table.")
             if table.status != "running" or table.state is None:
                 raise TableError("This game is over.")
-            if self.computers is None or table.game not in HINT_GAMES:
+            if self.computers is None or not table.engine.about.hint:
                 raise TableError("There is no computer advice for this game.")
             await interaction.response.defer(ephemeral=True, thinking=True)
             advice = await self.computers.hint(table, seat)

@@ -42,7 +42,7 @@ def picture_key(game: str, args: tuple[Any, ...]) -> tuple[str, str]:
 
 def _ready() -> bool:
     """A worker's first task: import the renderers (so the first picture is not kept waiting)."""
-    import cogs.render  # noqa: F401
+    import presentation  # noqa: F401
 
     return True
 

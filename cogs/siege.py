@@ -6,85 +6,42 @@ Thin by design: each command parses its options and hands over to :class:`cogs.h
 from __future__ import annotations
 
 import logging
-import random
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.guide import blurb, command_name, help_embed, welcome
+from cogs.choices import AnyGame, TwoPlayerGame, command_failed, time_control_choices
+from cogs.choices import time_control as read_time_control
+from cogs.guide import help_embed, welcome
 from cogs.offers import Offers
-from cogs.render import playable_games
 from engine import get_game
-from engine.rules import IntRange, SetupError
-from storage import Seating, TableError, clock, players
+from presentation import playable_games
+from storage import TableError, clock, players
 
 if TYPE_CHECKING:
     from bot import SiegeBot
 
 log = logging.getLogger("siege.commands")
 
-GAME_CHOICES = [app_commands.Choice(name=get_game(k).title, value=k) for k in playable_games()]
-TWO_PLAYER_CHOICES = [choice for choice in GAME_CHOICES if get_game(choice.value).max_seats == 2]
-TIME_HELP = "Time per move (default: no clock)"
-MISSES_HELP = "Missed moves before a seat forfeits (default 2)"
+
+def daily_difficulties() -> list[app_commands.Choice[str]]:
+    """The boards of the daily challenge: the values of the option its declaration names."""
+    for key in playable_games():
+        daily = get_game(key).about.daily
+        if daily is not None and daily.option:
+            (option,) = [o for o in get_game(key).options if o.name == daily.option]
+            labels = option.labels or tuple(map(str, option.choices))
+            return [
+                app_commands.Choice(name=label, value=str(value))
+                for label, value in zip(labels, option.choices, strict=True)
+            ]
+    return []
 
 
-async def time_control_choices(
-    interaction: discord.Interaction[Any], current: str
-) -> list[app_commands.Choice[str]]:
-    """The clocks to choose from, narrowed by what has been typed."""
-    typed = current.strip().lower()
-    return [c for c in CLOCK_CHOICES if typed in c.name.lower() or typed in c.value][:25]
-
-
-def _time_control(text: str) -> str:
-    """A clock chosen from the list, or typed as its name or value ("live:10")."""
-    typed = text.strip().lower()
-    for choice in CLOCK_CHOICES:
-        if typed in (choice.value, choice.name.lower()):
-            return choice.value
-    names = ", ".join(choice.name for choice in CLOCK_CHOICES)
-    raise TableError(f"Pick a time control from the list: {names}.")
-
-
-DEALER_CHOICES = [
-    app_commands.Choice(name="Random", value="random"),
-    app_commands.Choice(name="The host (seat 1)", value="0"),
-    app_commands.Choice(name="The second player (seat 2)", value="1"),
-]
-SIDE_CHOICES = [
-    app_commands.Choice(name="The attacking Knights", value="host_first"),
-    app_commands.Choice(name="The defending castle", value="host_second"),
-    app_commands.Choice(name="Random", value="random"),
-]
-DIFFICULTY_CHOICES = [
-    app_commands.Choice(name="Easy (5 overrun)", value="easy"),
-    app_commands.Choice(name="Normal (4 overrun)", value="normal"),
-    app_commands.Choice(name="Advanced (3 overrun)", value="advanced"),
-]
-TOWERS = get_game("towers")
-_TOWERS_RANGES = {o.name: o for o in TOWERS.options if isinstance(o, IntRange)}
-
-
-def _bounds(name: str) -> tuple[int, int]:
-    option = _TOWERS_RANGES[name]
-    return option.low, option.high
-
-
-# Whole-number table options of tower poker, with Discord's min/max taken from the engine's ranges.
-StartChips = app_commands.Range[int, _bounds("start_chips")[0], _bounds("start_chips")[1]]
-Ante = app_commands.Range[int, _bounds("ante")[0], _bounds("ante")[1]]
-TowerHeight = app_commands.Range[int, _bounds("tower_height")[0], _bounds("tower_height")[1]]
-SmallBet = app_commands.Range[int, _bounds("small_bet")[0], _bounds("small_bet")[1]]
-BigBet = app_commands.Range[int, _bounds("big_bet")[0], _bounds("big_bet")[1]]
-MaxRaises = app_commands.Range[int, _bounds("max_raises")[0], _bounds("max_raises")[1]]
-CLOCK_CHOICES = [
-    app_commands.Choice(name=clock.describe(control).capitalize(), value=control)
-    for control in clock.choices()
-]
+DIFFICULTY_CHOICES = daily_difficulties()
 EMBED_DESCRIPTION_MAX = 4096
 MESSAGE_EMBEDS_TOTAL_MAX = 5800
 
@@ -117,9 +74,6 @@ class Siege(commands.Cog):
     daily = app_commands.Group(
         name="daily", description="Siege at Kurth's daily challenge", parent=siege
     )
-    new = app_commands.Group(
-        name="new", description="Open a table for a game in this channel", parent=siege
-    )
 
     def __init__(self, bot: SiegeBot) -> None:
         self.bot = bot
@@ -128,149 +82,25 @@ class Siege(commands.Cog):
     def hall(self) -> Any:
         return self.bot.hall
 
-    # -- /siege new <game>: one subcommand per game, each with only its own options ----------------
-
-    async def _open(
-        self,
-        interaction: discord.Interaction[Any],
-        game_key: str,
-        options: dict[str, Any],
-        seating: Seating = "join",
-        time_control: str | None = None,
-        forfeit_after: int | None = None,
-    ) -> None:
-        async def flow() -> None:
-            engine = get_game(game_key)
-            if options:
-                try:  # options that only make sense together (big bet ≥ small bet)
-                    engine.setup(engine.min_seats, options, random.Random(0))
-                except SetupError as exc:
-                    raise TableError(str(exc)) from None
-            control = clock.NONE if time_control is None else _time_control(time_control)
-            misses = 2 if forfeit_after is None else forfeit_after
-            await self.hall.open_table(interaction, game_key, options, seating, control, misses)
-
-        await self.hall.guarded(interaction, flow)
-
-    @new.command(name=command_name("castles"), description=blurb("castles"))
-    @app_commands.describe(
-        dealer="Who deals (the other player moves first)",
-        time_control=TIME_HELP,
-        forfeit_after=MISSES_HELP,
-    )
-    @app_commands.choices(dealer=DEALER_CHOICES)
-    @app_commands.autocomplete(time_control=time_control_choices)
-    async def new_castles(
-        self,
-        interaction: discord.Interaction[Any],
-        dealer: app_commands.Choice[str] | None = None,
-        time_control: str | None = None,
-        forfeit_after: app_commands.Range[int, 1, 5] | None = None,
-    ) -> None:
-        options: dict[str, Any] = {}
-        if dealer is not None:
-            options["dealer"] = None if dealer.value == "random" else int(dealer.value)
-        await self._open(interaction, "castles", options, "join", time_control, forfeit_after)
-
-    @new.command(name=command_name("king"), description=blurb("king"))
-    @app_commands.describe(
-        specials="Play with the special cards (default: on)",
-        time_control=TIME_HELP,
-        forfeit_after=MISSES_HELP,
-    )
-    @app_commands.autocomplete(time_control=time_control_choices)
-    async def new_king(
-        self,
-        interaction: discord.Interaction[Any],
-        specials: bool | None = None,
-        time_control: str | None = None,
-        forfeit_after: app_commands.Range[int, 1, 5] | None = None,
-    ) -> None:
-        options: dict[str, Any] = {} if specials is None else {"specials": specials}
-        await self._open(interaction, "king", options, "join", time_control, forfeit_after)
-
-    @new.command(name=command_name("knights"), description=blurb("knights"))
-    @app_commands.describe(
-        side="The side you play", time_control=TIME_HELP, forfeit_after=MISSES_HELP
-    )
-    @app_commands.choices(side=SIDE_CHOICES)
-    @app_commands.autocomplete(time_control=time_control_choices)
-    async def new_knights(
-        self,
-        interaction: discord.Interaction[Any],
-        side: app_commands.Choice[str] | None = None,
-        time_control: str | None = None,
-        forfeit_after: app_commands.Range[int, 1, 5] | None = None,
-    ) -> None:
-        seating: Seating = "join" if side is None else cast(Seating, side.value)
-        await self._open(interaction, "knights", {}, seating, time_control, forfeit_after)
-
-    @new.command(name=command_name("towers"), description=blurb("towers"))
-    @app_commands.describe(
-        start_chips="Starting chips (default 100)",
-        ante="Ante per hand (default 1)",
-        tower_height="Cards per tower (default 10)",
-        small_bet="Bet up to 2 tower cards up (default 1)",
-        big_bet="Bet from 3 tower cards up (default 2)",
-        max_raises="Raises per round (default 3)",
-        time_control=TIME_HELP,
-        forfeit_after=MISSES_HELP,
-    )
-    @app_commands.autocomplete(time_control=time_control_choices)
-    async def new_towers(
-        self,
-        interaction: discord.Interaction[Any],
-        start_chips: StartChips | None = None,
-        ante: Ante | None = None,
-        tower_height: TowerHeight | None = None,
-        small_bet: SmallBet | None = None,
-        big_bet: BigBet | None = None,
-        max_raises: MaxRaises | None = None,
-        time_control: str | None = None,
-        forfeit_after: app_commands.Range[int, 1, 5] | None = None,
-    ) -> None:
-        numbers = {
-            "start_chips": start_chips,
-            "ante": ante,
-            "tower_height": tower_height,
-            "small_bet": small_bet,
-            "big_bet": big_bet,
-            "max_raises": max_raises,
-        }
-        options = {name: number for name, number in numbers.items() if number is not None}
-        await self._open(interaction, "towers", options, "join", time_control, forfeit_after)
-
-    @new.command(name=command_name("kurth"), description=blurb("kurth"))
-    @app_commands.describe(difficulty="How many overrun locations lose (default: normal)")
-    @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
-    async def new_kurth(
-        self,
-        interaction: discord.Interaction[Any],
-        difficulty: app_commands.Choice[str] | None = None,
-    ) -> None:
-        options = {} if difficulty is None else {"difficulty": difficulty.value}
-        await self._open(interaction, "kurth", options)
-
     @siege.command(name="challenge", description="Challenge a member to a two-player game here.")
     @app_commands.describe(
         user="Who you challenge (they get Accept / Decline for a day)",
         game="The game to play (a two-player game)",
         time_control="Time per move (default: no clock)",
     )
-    @app_commands.choices(game=TWO_PLAYER_CHOICES)
     @app_commands.autocomplete(time_control=time_control_choices)
     async def challenge(
         self,
         interaction: discord.Interaction[Any],
         user: discord.User,
-        game: app_commands.Choice[str],
+        game: TwoPlayerGame,
         time_control: str | None = None,
     ) -> None:
         offers = Offers(self.hall)
 
         async def flow() -> None:
-            control = clock.NONE if time_control is None else _time_control(time_control)
-            await offers.challenge(interaction, user, game.value, control)
+            control = clock.NONE if time_control is None else read_time_control(time_control)
+            await offers.challenge(interaction, user, game, control)
 
         await self.hall.guarded(interaction, flow)
 
@@ -291,16 +121,15 @@ class Siege(commands.Cog):
 
     @siege.command(name="rules", description="How a game plays on Discord, then its rules.")
     @app_commands.describe(game="The game whose rules to show", show="Post them for the channel")
-    @app_commands.choices(game=GAME_CHOICES)
     async def rules(
         self,
         interaction: discord.Interaction[Any],
-        game: app_commands.Choice[str],
+        game: AnyGame,
         show: bool = False,
     ) -> None:
         async def flow() -> None:
-            text = await self.hall.rules_text(game.value)
-            embeds = rules_pages(get_game(game.value).title, text)
+            text = await self.hall.rules_text(game)
+            embeds = rules_pages(get_game(game).title, text)
             batch: list[discord.Embed] = []
             sent = False
             for embed in embeds:
@@ -404,17 +233,16 @@ class Siege(commands.Cog):
         game="The game whose board to show",
         season="A month like 2026-11, or all for all time (default: this month's season)",
     )
-    @app_commands.choices(game=GAME_CHOICES)
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
-        game: app_commands.Choice[str],
+        game: AnyGame,
         season: str | None = None,
     ) -> None:
         async def flow() -> None:
             await self.boards.seen(interaction)
             chosen = self.boards.parse_season(season)
-            embed, view = await self.boards.leaderboard(interaction, game.value, chosen, 0)
+            embed, view = await self.boards.leaderboard(interaction, game, chosen, 0)
             await interaction.response.send_message(embed=embed, view=view)
 
         await self.hall.guarded(interaction, flow)
@@ -423,7 +251,7 @@ class Siege(commands.Cog):
     async def season_choices(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        game = str(dict(interaction.namespace).get("game") or "castles")
+        game = str(dict(interaction.namespace).get("game") or "")
         if interaction.guild_id is None or game not in playable_games():
             return []
         seasons = ["all", *await self.bot.store.seasons(interaction.guild_id, game)]
@@ -444,18 +272,16 @@ class Siege(commands.Cog):
 
     @siege.command(name="history", description="A player's recent games, with replays.")
     @app_commands.describe(user="Whose games (default: yours)", game="Only this game")
-    @app_commands.choices(game=GAME_CHOICES)
     async def history(
         self,
         interaction: discord.Interaction[Any],
         user: discord.User | None = None,
-        game: app_commands.Choice[str] | None = None,
+        game: AnyGame | None = None,
     ) -> None:
         async def flow() -> None:
             await self.boards.seen(interaction, user)
             who = user or interaction.user
-            chosen = None if game is None else game.value
-            embed, view = await self.boards.history(interaction, who.id, chosen)
+            embed, view = await self.boards.history(interaction, who.id, game)
             await interaction.response.send_message(embed=embed, view=view)
 
         await self.hall.guarded(interaction, flow)
@@ -522,9 +348,7 @@ class Siege(commands.Cog):
     async def cog_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
-        # Flows run inside Hall.guarded; this catches what fails before a flow starts.
-        log.error("slash command failed", exc_info=error)
-        await self.hall.refuse(interaction, "Sorry, something went wrong handling that command.")
+        await command_failed(self.hall, interaction, error)
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:

@@ -16,6 +16,19 @@ from engine.towers import GAME as TOWERS
 GAMES: dict[str, Game] = {game.key: game for game in (CASTLES, KING, KNIGHTS, KURTH, TOWERS)}
 
 
+def register(game: Game) -> None:
+    """Add a game to the registry under its key (a test registers a game of its own); a key
+    already taken is a ValueError."""
+    if game.key in GAMES:
+        raise ValueError(f"A game is already registered as {game.key!r}.")
+    GAMES[game.key] = game
+
+
+def unregister(key: str) -> None:
+    """Take a registered game out again."""
+    GAMES.pop(key, None)
+
+
 def get_game(key: str) -> Game:
     """The game bundle for a key such as ``"castles"``; a SetupError names the known keys."""
     try:
@@ -25,4 +38,14 @@ def get_game(key: str) -> Game:
         raise SetupError(f"Unknown game {key!r}; known games: {known}.") from None
 
 
-__all__ = ["GAMES", "Game", "Result", "RuleError", "SetupError", "get_game", "rng_for"]
+__all__ = [
+    "GAMES",
+    "Game",
+    "Result",
+    "RuleError",
+    "SetupError",
+    "get_game",
+    "register",
+    "rng_for",
+    "unregister",
+]

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine import cards
+from engine.declaration import COMPUTER_LEVELS, About
 from engine.rules import (
     JSON,
     Action,
@@ -77,13 +78,25 @@ class Castles(StoredTurn):
     min_seats = 2
     max_seats = 2
     state_version = 1
+    about = About(
+        command="castles-besieged",
+        blurb="two players, cards and dice: storm the other castle ten times",
+        computer_levels=COMPUTER_LEVELS,
+        automatic_move=(
+            "**Draw a card** while the draw pile has cards.",
+            "With an empty pile: **pass** if passing is the only thing you could do (no cards "
+            "in hand or in your row).",
+            "Otherwise **no automatic move**: laying and attacking are up to you.",
+        ),
+        rules="castles.md",
+    )
     options: tuple[Option, ...] = (
         Option(
             name="dealer",
             default=None,
             choices=(None, 0, 1),
-            description="the dealer's opponent moves first.",
-            labels=("Random", "Seat 1", "Seat 2"),
+            description="who deals; the other player moves first.",
+            labels=("Random", "The host (seat 1)", "The second player (seat 2)"),
         ),
     )
 

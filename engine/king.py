@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from engine.declaration import COMPUTER_LEVELS, About
 from engine.rules import (
     JSON,
     Action,
@@ -181,6 +182,21 @@ class King(StoredTurn):
     min_seats = 2
     max_seats = 2
     state_version = 1
+    about = About(
+        command="siege-the-king",
+        blurb="two players: hide your King, then break open the other's castle",
+        computer_levels=COMPUTER_LEVELS,
+        automatic_move=(
+            "**Hiding your King** at the start: **no automatic move**. Any fixed choice made for "
+            "you would tell your opponent where your King hides, so missing this deadline goes "
+            "straight to the next rung (a forfeit).",
+            "**The Assassin** you drew: it strikes your opponent's **leftmost open** column (the "
+            "Assassin has to strike somewhere, and it can only help you).",
+            "**Your ordinary turn: no automatic move**. Every play or discard uses up a card, so "
+            "nothing is played for you, not even discarding the Artisan.",
+        ),
+        rules="king.md",
+    )
     options: tuple[Option, ...] = (
         Option(
             name="specials",

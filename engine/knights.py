@@ -20,6 +20,7 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from engine.declaration import COMPUTER_LEVELS, About
 from engine.rules import (
     JSON,
     Action,
@@ -305,6 +306,19 @@ class Knights(StoredTurn):
     min_seats = 2
     max_seats = 2
     state_version = 1
+    about = About(
+        command="siege-1966",
+        blurb="two players on a board: four Knights against a castle",
+        sides=("the attacking Knights", "the defending castle"),
+        computer_levels=COMPUTER_LEVELS,
+        automatic_move=(
+            "**Pass** when you have no legal move at all (passing is then the only thing you can "
+            "do).",
+            "Otherwise **no automatic move**: placing the Commander and moving pieces are up to "
+            "you.",
+        ),
+        rules="knights.md",
+    )
     options: tuple[Option, ...] = ()
 
     # -- setup -----------------------------------------------------------------------------------

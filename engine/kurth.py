@@ -27,6 +27,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from engine.declaration import About, Daily
 from engine.rules import (
     JSON,
     Action,
@@ -329,6 +330,18 @@ class Kurth(StoredTurn):
     min_seats = 1
     max_seats = 1
     state_version = 1
+    about = About(
+        command="siege-at-kurth",
+        blurb="solo: hold the city for 12 turns",
+        hint=True,
+        daily=Daily(option="difficulty"),
+        automatic_move=(
+            "**End the turn** once nothing is left that you must do (you have moved, and "
+            "attacked if there were siege markers). No spell or special action is used for you.",
+            "Before you have moved, or while an attack is owed: **no automatic move**.",
+        ),
+        rules="kurth.md",
+    )
     options: tuple[Option, ...] = (
         Option(
             name="difficulty",

@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard
 
+from engine.declaration import About
+
 JSON = Any
 State = dict[str, Any]
 Action = dict[str, Any]
@@ -128,6 +130,7 @@ class Game(Protocol):
     max_seats: int
     options: tuple[Option, ...]
     state_version: int
+    about: About
 
     def setup(
         self,

@@ -35,6 +35,7 @@ from typing import Any
 
 from engine import cards
 from engine.chance import shuffle_for
+from engine.declaration import COMPUTER_LEVELS, About
 from engine.poker_hands import JOKERS, best_value, category
 from engine.rules import (
     JSON,
@@ -106,6 +107,23 @@ class Towers(StoredTurn):
     state_version = 1
     #: Spec 5.3: a discard's cards are accepted in any order (see engine/legal.py).
     unordered_fields = frozenset({"cards"})
+    about = About(
+        command="siege-tower-poker",
+        blurb="poker for 2 to 7 players with chips and four towers of cards",
+        computer_levels=COMPUTER_LEVELS,
+        automatic_move=(
+            "**Check** when you owe nothing; when someone has bet, **fold** (you lose only what "
+            "you already put in this hand, never more chips). It never bets, calls or raises for "
+            "you.",
+            "**Flip offer**: **decline**; it never pays for a tower card.",
+            "**Joker discard** where you may discard some cards: **keep all your cards**.",
+            "**Jackpot discard** (you must throw away exactly 2): it keeps the 2 cards that make "
+            "your best hand. No more tower cards are turned after the jackpot, so that choice is "
+            "sure.",
+            "It never reveals a joker and never leaves the table for you.",
+        ),
+        rules="towers.md",
+    )
     options: tuple[Option, ...] = (
         IntRange.between("start_chips", 100, 1, 10000, "Chips per player at the start."),
         IntRange.between("ante", 1, 0, 100, "Paid by every player at the start of each hand."),

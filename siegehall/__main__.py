@@ -2,6 +2,9 @@
 
 Plays a game in the terminal (see :mod:`siegehall.terminal`). Exit status 0 when the game ends
 or the player leaves (q, Ctrl-C, end of input); 2 with a one-line message for bad arguments.
+
+``python -m siegehall docs [--check]`` writes the pages of ``docs/`` made from the games'
+declarations (:mod:`siegehall.docs`); with ``--check`` it only lists the stale ones (status 1).
 """
 
 from __future__ import annotations
@@ -13,7 +16,19 @@ from collections.abc import Sequence
 from typing import Any
 
 import engine
+from siegehall import docs
 from siegehall.terminal import run
+
+
+def write_docs(*, check: bool) -> int:
+    if check:
+        out_of_date = docs.stale()
+        for path in out_of_date:
+            print(f"out of date: {path} (run python -m siegehall docs)")
+        return 1 if out_of_date else 0
+    for path in docs.write():
+        print(f"wrote {path}")
+    return 0
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -51,7 +66,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="NAME=VALUE",
         help='a table option, such as specials=false or difficulty="advanced"',
     )
+    pages = commands.add_parser("docs", help="write the docs pages made from the games")
+    pages.add_argument("--check", action="store_true", help="only list stale pages (status 1)")
     args = parser.parse_args(argv)
+    if args.command == "docs":
+        return write_docs(check=args.check)
     try:
         return run(
             args.game,

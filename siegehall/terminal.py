@@ -14,26 +14,36 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-import discord
-
 import engine
-from cogs.render import get_renderer
-from cogs.render.base import (
+from engine import ai, chance
+from engine.rules import Action, Event, Game, Result, RuleError, State
+from presentation import get_renderer
+from presentation.base import (
     ActionButton,
     ActionSelect,
     BackButton,
     Control,
     Renderer,
+    Sheet,
     StageSelect,
 )
-from engine import ai, chance
-from engine.rules import Action, Event, Game, Result, RuleError, State
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One numbered choice: the legal action it takes (its index) and its label."""
+
+    index: int
+    label: str
+
+
 HINT_WORDS = frozenset({"h", "hint", "?"})
 
 
@@ -53,36 +63,38 @@ class Quit(Exception):
     """The player typed quit."""
 
 
-def embed_text(embed: discord.Embed) -> str:
-    """An embed as plain text: title, description, then each field's name and value."""
+def sheet_text(sheet: Sheet) -> str:
+    """A sheet as plain text: title, description, then each field's name and value."""
     parts: list[str] = []
-    if embed.title:
-        parts.append(_plain(f"== {embed.title} =="))
-    if embed.description:
-        parts.append(_plain(embed.description))
-    for item in embed.fields:
+    if sheet.title:
+        parts.append(_plain(f"== {sheet.title} =="))
+    if sheet.description:
+        parts.append(_plain(sheet.description))
+    for item in sheet.fields:
         parts.append(_plain(f"-- {item.name}"))
         parts.append(_plain(str(item.value)))
-    if embed.footer and embed.footer.text:
-        parts.append(_plain(embed.footer.text))
+    if sheet.footer:
+        parts.append(_plain(sheet.footer))
     return "\n".join(parts)
 
 
 def _plain(text: str) -> str:
     """Discord's markdown without the markup a terminal would print literally."""
-    text = text.replace("**", "").replace("__", "")
+    text = text.replace("**", "").replace("__", "").replace("`", "")
     return re.sub(r"<@!?(\d+)>", r"player \1", text)
 
 
-def labels(renderer: Renderer, view: dict[str, Any], legal: list[Action]) -> list[str]:
-    """A label per legal action, from the panel's buttons and menus (two-step menus are
-    opened: "first step: second step"); an action no control names is described plainly."""
+def choices(renderer: Renderer, view: dict[str, Any], legal: list[Action]) -> list[Choice]:
+    """What the player may choose, as the panel offers it: one choice per button or menu
+    entry (two-step menus are opened: "first step: second step"), each naming the legal action
+    it takes. Actions the panel folds into one choice (two cards of one value) are one choice
+    here too; actions no control names at all are described plainly."""
     found: dict[int, str] = {}
 
     def walk(controls: Sequence[Control], prefix: str) -> None:
         for control in controls:
             if isinstance(control, ActionButton):
-                found.setdefault(control.index, prefix + control.label)
+                found.setdefault(control.index, _joined(prefix, control.label))
             elif isinstance(control, ActionSelect):
                 for choice in control.choices:
                     text = choice.label
@@ -90,13 +102,10 @@ def labels(renderer: Renderer, view: dict[str, Any], legal: list[Action]) -> lis
                         text = f"{text} ({choice.description})"
                     if control.placeholder and not prefix:
                         text = f"{control.placeholder.rstrip('…. ')}: {text}"
-                    found.setdefault(choice.index, prefix + text)
+                    found.setdefault(choice.index, _joined(prefix, text))
             elif isinstance(control, StageSelect) and not prefix:
                 for stage in control.choices:
-                    walk(
-                        renderer.panel_controls(view, legal, stage=stage.key),
-                        f"{stage.label}: ",
-                    )
+                    walk(renderer.panel_controls(view, legal, stage=stage.key), stage.label)
             elif isinstance(control, BackButton):
                 continue
 
@@ -104,7 +113,24 @@ def labels(renderer: Renderer, view: dict[str, Any], legal: list[Action]) -> lis
         walk(renderer.panel_controls(view, legal), "")
     except Exception:  # a renderer mid-change must not stop a terminal game
         found = {}
-    return [found.get(i, describe(action)) for i, action in enumerate(legal)]
+    if not found:
+        return [Choice(i, describe(action)) for i, action in enumerate(legal)]
+    return [Choice(i, found[i]) for i in sorted(found)]
+
+
+def _joined(stage: str, label: str) -> str:
+    """A second step's label after its first step's, unless it already names it (a first
+    step's count of copies, "Defender 1 ×2", aside).
+
+    >>> _joined("Defender 1 ×2", "Defender 1 → your left (10)")
+    'Defender 1 → your left (10)'
+    >>> _joined("Raise", "to 6")
+    'Raise: to 6'
+    """
+    named = re.sub(r" ×\d+$", "", stage)
+    if not stage or label.startswith(named):
+        return label
+    return f"{stage}: {label}"
 
 
 def describe(action: Action) -> str:
@@ -159,7 +185,7 @@ class Terminal:
             self.show_events(events)
             ply += 1
         self.say()
-        self.say(embed_text(self.renderer.table_embed(game.view(state, None), self.names, [])))
+        self.say(sheet_text(self.renderer.table_embed(game.view(state, None), self.names, [])))
         self.say(_plain(self.renderer.result_line(result, self.names)))
         return result
 
@@ -168,7 +194,16 @@ class Terminal:
         assert level is not None
         rng = random.Random(f"{self.seed}:computer:{ply}")
         view = self.game.view(state, seat)
-        return ai.choose(self.game.key, view, seat, level, rng, options=self.options)
+        began = time.monotonic()  # the bot's cap: a second a move at most
+        return ai.choose(
+            self.game.key,
+            view,
+            seat,
+            level,
+            rng,
+            options=self.options,
+            deadline=lambda: time.monotonic() - began > ai.THINKING_SECONDS,
+        )
 
     def human_move(self, state: State, seat: int, ply: int) -> Action:
         game = self.game
@@ -178,24 +213,35 @@ class Terminal:
         self.last_human = seat
         view = game.view(state, seat)
         legal = game.legal_actions(state, seat)
-        texts = labels(self.renderer, view, legal)
+        offered = choices(self.renderer, view, legal)
         self.say()
-        self.say(embed_text(self.renderer.panel_embed(view, self.names)))
+        self.say(sheet_text(self.renderer.panel_embed(view, self.names)))
         self.say()
-        for n, text in enumerate(texts, start=1):
-            self.say(f"  {n:>2}. {_plain(text)}")
-        extra = " h for a hint," if game.key == "kurth" else ""
+        for n, choice in enumerate(offered, start=1):
+            self.say(f"  {n:>2}. {_plain(choice.label)}")
+        extra = " h for a hint," if game.about.hint else ""
         while True:
-            answer = self.read(f"Your choice (1-{len(legal)},{extra} q to quit): ").strip()
+            answer = self.read(f"Your choice (1-{len(offered)},{extra} q to quit): ").strip()
             if answer.lower() in QUIT_WORDS:
                 raise Quit
-            if game.key == "kurth" and answer.lower() in HINT_WORDS:
+            if game.about.hint and answer.lower() in HINT_WORDS:
                 hinted, why = ai.hint(view, seat, random.Random(f"{self.seed}:hint:{ply}"))
-                self.say(f"The computer would choose {legal.index(hinted) + 1}. {why}")
+                self.say(
+                    f"The computer would choose {self.number_of(hinted, legal, offered)}. {why}"
+                )
                 continue
-            action = self.parse(answer, legal, state, seat)
+            action = self.parse(answer, [legal[c.index] for c in offered], state, seat)
             if action is not None:
                 return action
+
+    @staticmethod
+    def number_of(action: Action, legal: list[Action], offered: list[Choice]) -> str:
+        """The number a player types for ``action`` (the choice that takes it)."""
+        index = legal.index(action)
+        for n, choice in enumerate(offered, start=1):
+            if choice.index == index:
+                return str(n)
+        return json.dumps(action)  # a legal action the panel folded into another: as typed
 
     def parse(self, answer: str, legal: list[Action], state: State, seat: int) -> Action | None:
         """The action the answer names, or None after saying why it is refused."""

@@ -82,10 +82,10 @@ def challenge(
 ) -> OfferRecord:
     """A challenge from ``challenger`` to ``challenged``: a two-player game, challenger first."""
     if challenger == challenged:
-        raise tables.TableError("You cannot challenge yourself; open a table with /siege new.")
+        raise tables.TableError("You cannot challenge yourself; open a table with /play.")
     engine = get_game(game)
     if engine.max_seats == 1:
-        raise tables.TableError(f"{engine.title} is a solo game: start it with /siege new.")
+        raise tables.TableError(f"{engine.title} is a solo game: start it with /play.")
     if not engine.min_seats <= 2 <= engine.max_seats:
         raise tables.TableError(f"{engine.title} is not a game for two players.")
     clock.per_move(time_control)  # refuses an unknown control before anything is written

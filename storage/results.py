@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.rules import Result
 from storage.database import Connection
@@ -206,18 +206,28 @@ def board_size(conn: Connection, guild_id: int, game: str, season: str) -> int:
     )
 
 
+class RatingPoint(NamedTuple):
+    """A player's shown all-time rating after one rated game, and when that game ended (ISO)."""
+
+    ended_at: str
+    rating: float
+
+
 def history(
     conn: Connection, guild_id: int, game: str, user_id: int, limit: int = 500
-) -> list[float]:
+) -> list[RatingPoint]:
     """A player's shown all-time rating after each of their last ``limit`` rated games, oldest
-    first: one range of ``result_seats_history``, newest first, whatever the server's size."""
+    first: one range of ``result_seats_history``, newest first, whatever the server's size, and
+    each game's end by its key."""
     rows = conn.execute(
-        "SELECT rating_after FROM result_seats INDEXED BY result_seats_history"
-        " WHERE user_id = ? AND guild_id = ? AND game = ? AND rating_after IS NOT NULL"
-        " ORDER BY seq DESC LIMIT ?",
+        "SELECT r.ended_at, s.rating_after FROM result_seats AS s"
+        " INDEXED BY result_seats_history"
+        " JOIN results AS r ON r.table_id = s.table_id"
+        " WHERE s.user_id = ? AND s.guild_id = ? AND s.game = ? AND s.rating_after IS NOT NULL"
+        " ORDER BY s.seq DESC LIMIT ?",
         (user_id, guild_id, game, limit),
     ).fetchall()
-    return [float(row[0]) for row in reversed(rows)]
+    return [RatingPoint(str(row[0]), float(row[1])) for row in reversed(rows)]
 
 
 def recent(

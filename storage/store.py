@@ -949,8 +949,10 @@ class Store:
     async def board_size(self, guild_id: int, game: str, season: str = ALL_TIME) -> int:
         return await self._db.read(lambda conn: results.board_size(conn, guild_id, game, season))
 
-    async def rating_history(self, guild_id: int, game: str, user_id: int) -> list[float]:
-        """A player's shown all-time rating after each rated game, oldest first."""
+    async def rating_history(
+        self, guild_id: int, game: str, user_id: int
+    ) -> list[results.RatingPoint]:
+        """A player's shown all-time rating after each rated game (and its end), oldest first."""
         return await self._db.read(lambda conn: results.history(conn, guild_id, game, user_id))
 
     async def recent_results(

@@ -98,3 +98,19 @@ def test_bad_arguments_are_one_line_and_status_2() -> None:
     done = play("castles", "--vs", "computer:genius", stdin="")
     assert done.returncode == 2
     assert "computer:hard" in done.stderr
+
+
+def test_choices_read_as_the_panel_offers_them() -> None:
+    """Cards of one value are one choice (never a raw action), a second step does not repeat
+    its first, no Discord markup or talk of buttons reaches the terminal."""
+    castles = play("castles", "--vs", "computer:easy", "--seed", "3", stdin="1\n" * 6 + "q\n")
+    assert castles.returncode == 0, castles.stderr
+    assert "×2" in castles.stdout  # two cards of one value, offered once
+    assert "lay (card" not in castles.stdout and "`" not in castles.stdout
+    king = play("king", "--vs", "computer:easy", "--seed", "3", stdin="1\n" * 6 + "q\n")
+    assert king.returncode == 0, king.stderr
+    assert "Defender 1 → your left" in king.stdout
+    assert "×2: Defender" not in king.stdout
+    kurth = play("kurth", "--seed", "9", stdin="1\n" * 20 + "q\n")
+    assert kurth.returncode == 0, kurth.stderr
+    assert "button" not in kurth.stdout.lower()

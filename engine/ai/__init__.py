@@ -25,9 +25,13 @@ from typing import Any
 
 from engine.ai import castles, king, knights, kurth, towers
 from engine.ai.search import Deadline, Model, ismcts
+from engine.declaration import COMPUTER_LEVELS
 from engine.rules import Action
 
-LEVELS: tuple[str, ...] = ("easy", "normal", "hard")
+LEVELS: tuple[str, ...] = COMPUTER_LEVELS
+#: The longest a front end lets a computer think about one move (the hard level's budgets stay
+#: under it); the front end measures it with its own clock and passes ``deadline``.
+THINKING_SECONDS = 1.0
 # How often the easy level plays a random legal move instead of its heuristic's.
 EASY_RANDOM = 0.3
 

@@ -99,7 +99,7 @@ def players(w: World, game: str) -> list[FakeUser]:
 async def open_game(w: World, game: str) -> TableRecord:
     """The first player opens the game, the others join, the host starts it."""
     seated = players(w, game)
-    handle = await seated[0].slash(w.channel, f"siege new {command_name(game)}", **OPTIONS[game])
+    handle = await seated[0].slash(w.channel, f"play {command_name(game)}", **OPTIONS[game])
     lobby = handle.response_message
     assert lobby is not None and not handle.ephemeral
     if len(seated) > 1:

@@ -61,6 +61,9 @@ async def test_two_games_then_the_boards(world: World) -> None:
     assert "2 games: 0 won, 2 lost, 0 drawn" in stats.text()
     assert [a.filename for a in stats.attachments] == ["stats-castles.png"]
     assert stats.attachments[0].data.startswith(b"\x89PNG")
+    alt = stats.attachments[0].description or ""  # the chart in words, with its dates
+    assert alt.startswith("Castles Besieged: rating after each of 2 rated games, ") and "to" in alt
+    assert "Trend over the last 1 game:" in stats.text()  # not "1 games"
     nothing = await w.carol.slash(w.channel, "siege stats")
     assert "no rated game" in refusal(nothing)
 

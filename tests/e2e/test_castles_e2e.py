@@ -24,7 +24,7 @@ DEALER_BOB = "1"  # seat 2 (Bob) deals, so Alice (seat 1) moves first
 
 async def open_game(w: World, **options: str) -> tuple[TableRecord, FakeMessage]:
     """Alice opens a table, Bob joins, Alice starts: the running table and its message."""
-    handle = await w.alice.slash(w.channel, "siege new castles-besieged", **options)
+    handle = await w.alice.slash(w.channel, "play castles-besieged", **options)
     lobby = handle.response_message
     assert lobby is not None and not handle.ephemeral
     await w.bob.click(lobby, "Join")
@@ -239,7 +239,7 @@ async def test_closed_dms_fall_back_to_the_ephemeral_panel(world: World) -> None
 
 async def test_lobby_rules(world: World) -> None:
     w = world
-    handle = await w.alice.slash(w.channel, "siege new castles-besieged")
+    handle = await w.alice.slash(w.channel, "play castles-besieged")
     lobby = handle.response_message
     assert lobby is not None
     with pytest.raises(ActionRefused):  # Start is disabled with one seat taken
@@ -249,7 +249,7 @@ async def test_lobby_rules(world: World) -> None:
     handle = await w.alice.click(lobby, "Leave")
     assert "cancel it instead" in refusal(handle)
     # A second table in the same channel is refused with a link to the first.
-    handle = await w.bob.slash(w.channel, "siege new castles-besieged")
+    handle = await w.bob.slash(w.channel, "play castles-besieged")
     text = refusal(handle)
     assert "already has an open Castles Besieged table" in text and "thread" in text
     assert f"/{lobby.id}" in text
@@ -266,7 +266,7 @@ async def test_lobby_rules(world: World) -> None:
     assert "Only the host or a server manager" in refusal(handle)
     # Another channel runs its own table at the same time.
     other = w.guild.add_text_channel("games-2")
-    handle = await w.bob.slash(other, "siege new castles-besieged")
+    handle = await w.bob.slash(other, "play castles-besieged")
     assert not handle.ephemeral
     # A server manager cancels the first table.
     handle = await w.mod.slash(w.channel, "siege cancel")
@@ -275,7 +275,7 @@ async def test_lobby_rules(world: World) -> None:
     closed = w.fake.latest(lobby)
     assert "table closed" in closed.text() and closed.buttons() == []
     assert await w.running.store.open_table_in(w.channel.id) is None
-    handle = await w.carol.slash(w.channel, "siege new castles-besieged")
+    handle = await w.carol.slash(w.channel, "play castles-besieged")
     assert not handle.ephemeral
 
 

@@ -33,7 +33,7 @@ async def test_reminder_automatic_move_and_forfeit(world: World) -> None:
     w = world
     clock = await with_clock(w)
     handle = await w.alice.slash(
-        w.channel, "siege new castles-besieged", dealer=DEALER_BOB, time_control="daily:1"
+        w.channel, "play castles-besieged", dealer=DEALER_BOB, time_control="daily:1"
     )
     lobby = handle.response_message
     assert lobby is not None and "1 day per move" in lobby.text()
@@ -60,6 +60,7 @@ async def test_reminder_automatic_move_and_forfeit(world: World) -> None:
     assert (
         len(notices) == 1 and "automatic move" in notices[0] and "1 more missed move" in notices[0]
     )
+    assert ").." not in notices[0] and "pile)." in notices[0]  # one full stop, not two
     table = await w.table_by_id(table.id)
     assert table.ply == 1 and table.status == "running"
 
@@ -73,7 +74,9 @@ async def test_reminder_automatic_move_and_forfeit(world: World) -> None:
     notices = [
         m.text() for m in w.fake.channel_messages(w.channel) if m.text().endswith("and forfeits.")
     ]
-    assert len(notices) == 1 and f"<@{w.alice.id}>" in notices[0]
+    assert notices == [
+        f"⏰ <@{w.alice.id}> missed 2 moves in a row at table #{table.id} and forfeits."
+    ]
     assert "Result" in w.table_message(table).text()
     # The end is a new message to every player, not only an edit nobody is notified of.
     for player in (w.alice, w.bob):
@@ -84,14 +87,14 @@ async def test_reminder_automatic_move_and_forfeit(world: World) -> None:
 async def test_a_lobby_nobody_starts_closes_itself(world: World) -> None:
     w = world
     clock = await with_clock(w)
-    handle = await w.alice.slash(w.channel, "siege new castles-besieged")
+    handle = await w.alice.slash(w.channel, "play castles-besieged")
     lobby = handle.response_message
     assert lobby is not None
     clock.advance(hours=25)
     assert await sweep(w) == 1
     assert "table closed" in w.fake.latest(lobby).text()
     assert any("nobody started it" in m.text() for m in w.fake.channel_messages(w.channel))
-    again = await w.bob.slash(w.channel, "siege new castles-besieged")
+    again = await w.bob.slash(w.channel, "play castles-besieged")
     assert not again.ephemeral  # the channel is free
 
 
@@ -99,7 +102,7 @@ async def test_a_restart_after_downtime_shifts_deadlines(world: World) -> None:
     w = world
     clock = await with_clock(w)
     handle = await w.alice.slash(
-        w.channel, "siege new castles-besieged", dealer=DEALER_BOB, time_control="live:10"
+        w.channel, "play castles-besieged", dealer=DEALER_BOB, time_control="live:10"
     )
     assert handle.response_message is not None
     await w.bob.click(handle.response_message, "Join")
@@ -168,7 +171,7 @@ async def test_quiet_hours_delay_the_reminder_and_the_digest_comes_once_a_day(
     bad = await w.alice.slash(w.channel, "siege settings", timezone="Mars/Olympus")
     assert "not a time zone" in refusal(bad)
     handle = await w.alice.slash(
-        w.channel, "siege new castles-besieged", dealer=DEALER_BOB, time_control="daily:1"
+        w.channel, "play castles-besieged", dealer=DEALER_BOB, time_control="daily:1"
     )
     assert handle.response_message is not None
     await w.bob.click(handle.response_message, "Join")

@@ -1,4 +1,4 @@
-"""The commands a newcomer meets (issue 14): one ``/siege new`` subcommand per game with only its
+"""The commands a newcomer meets (issue 14): one ``/play`` subcommand per game with only its
 own options, ``/siege help``, the welcome when the bot joins a server, ``/siege rules`` in its
 order (on Discord, the rules, our readings) and ``/siege table`` for players and moderators."""
 
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from cogs.guide import command_name
-from cogs.render import playable_games
 from engine import get_game
+from presentation import playable_games
 from tests.e2e.test_castles_e2e import DEALER_BOB, open_game, refusal
 from tests.e2e.world import World
 from tests.fakecord import SchemaMismatch
@@ -24,15 +24,14 @@ CLOCK_OPTIONS = {"time_control", "forfeit_after"}
 SEATING_OPTIONS = {"knights": {"side"}}
 
 
-def new_subcommands(w: World) -> dict[str, dict[str, Any]]:
-    command = w.guild.commands.chat_input("siege")
+def play_subcommands(w: World) -> dict[str, dict[str, Any]]:
+    command = w.guild.commands.chat_input("play")
     assert command is not None
-    (new,) = [o for o in command["options"] if o["name"] == "new"]
-    return {o["name"]: o for o in new["options"]}
+    return {o["name"]: o for o in command["options"]}
 
 
-async def test_each_game_has_its_own_new_command_with_only_its_options(world: World) -> None:
-    subcommands = new_subcommands(world)
+async def test_each_game_has_its_own_play_command_with_only_its_options(world: World) -> None:
+    subcommands = play_subcommands(world)
     assert set(subcommands) == {command_name(key) for key in playable_games()}
     for key in playable_games():
         engine = get_game(key)
@@ -45,20 +44,42 @@ async def test_each_game_has_its_own_new_command_with_only_its_options(world: Wo
     # The game names read the same in the command, the lobby, the table and the rules.
     assert command_name("castles") == "castles-besieged"
     assert command_name("knights") == "siege-1966"
+    # Options come from the engine's declaration: choices with their labels, ranges as bounds.
+    towers = {o["name"]: o for o in subcommands[command_name("towers")]["options"]}
+    assert (towers["start_chips"]["min_value"], towers["start_chips"]["max_value"]) == (1, 10000)
+    assert towers["start_chips"]["description"].endswith("(default: 100)")
+    castles = {o["name"]: o for o in subcommands[command_name("castles")]["options"]}
+    assert [c["value"] for c in castles["dealer"]["choices"]] == ["random", "0", "1"]
+    king = {o["name"]: o for o in subcommands[command_name("king")]["options"]}
+    assert king["specials"]["type"] == 5  # a yes/no option is a boolean
+
+
+async def test_game_parameters_offer_the_registry_and_refuse_anything_else(world: World) -> None:
+    w = world
+    handle = await w.carol.slash(w.channel, "siege rules", game="chess")
+    assert refusal(handle).startswith("Pick a game from the list: Castles Besieged")
+    handle = await w.alice.slash(w.channel, "siege challenge", user=w.bob, game="kurth")
+    assert refusal(handle).startswith("Pick a two-player game from the list")
+    assert await w.running.store.open_table_in(w.channel.id) is None
+    # A game may be typed as its title or its /play name, too.
+    handle = await w.carol.slash(w.channel, "siege rules", game="Siege (1966)")
+    assert handle.response_message is not None and "Siege (1966) — rules" in (
+        handle.response_message.text()
+    )
 
 
 async def test_new_opens_the_game_named_and_refuses_a_made_up_clock(world: World) -> None:
     w = world
-    handle = await w.alice.slash(w.channel, "siege new siege-1966", time_control="warp speed")
+    handle = await w.alice.slash(w.channel, "play siege-1966", time_control="warp speed")
     assert "Pick a time control from the list" in refusal(handle)
     assert await w.running.store.open_table_in(w.channel.id) is None
-    handle = await w.alice.slash(w.channel, "siege new siege-1966", time_control="daily:2")
+    handle = await w.alice.slash(w.channel, "play siege-1966", time_control="daily:2")
     assert not handle.ephemeral and handle.response_message is not None
     assert "Siege (1966)" in handle.response_message.text()
     table = await w.table()
     assert table.game == "knights" and table.time_control == "daily:2"
     with pytest.raises(SchemaMismatch):
-        await w.alice.slash(w.channel, "siege new siege-1966", dealer="0")
+        await w.alice.slash(w.channel, "play siege-1966", dealer="0")
 
 
 async def test_help_is_a_private_friendly_guide(world: World) -> None:
@@ -67,7 +88,7 @@ async def test_help_is_a_private_friendly_guide(world: World) -> None:
     assert handle.ephemeral and handle.response_message is not None
     text = handle.response_message.text()
     for key in playable_games():
-        assert f"/siege new {command_name(key)}" in text and get_game(key).title in text
+        assert f"/play {command_name(key)}" in text and get_game(key).title in text
     assert "DM" in text and "/siege rules" in text and "My hand" in text
 
 
@@ -78,7 +99,7 @@ async def test_the_bot_welcomes_a_new_server_in_its_system_channel(world: World)
     (channel,) = [c for c in joined.channels if c.name == "welcome"]
     (message,) = w.fake.channel_messages(channel)
     assert "Thanks for inviting Siege Hall" in message.text()
-    assert "/siege new castles-besieged" in message.text()
+    assert "/play castles-besieged" in message.text()
     quiet = w.fake.add_guild("No System Channel")  # nowhere to post: nothing is posted
     await w.fake.settle()
     assert all(not w.fake.channel_messages(c) for c in quiet.channels)

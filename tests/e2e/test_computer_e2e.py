@@ -28,7 +28,7 @@ async def quiet(w: World) -> None:
 
 
 async def open_lobby(w: World, command: str, **options: object) -> object:
-    handle = await w.alice.slash(w.channel, f"siege new {command}", **options)
+    handle = await w.alice.slash(w.channel, f"play {command}", **options)
     assert handle.response_message is not None and not handle.ephemeral
     return handle.response_message
 
@@ -133,3 +133,25 @@ async def test_kurth_asks_the_computer_for_a_hint(world: World) -> None:
     # Advice changes nothing: the same position, the same table message.
     assert (await w.table_by_id(table.id)).ply == table.ply
     assert w.fake.latest(message).text() == before
+
+
+async def test_a_computer_is_named_in_history_and_replay(world: World) -> None:
+    """A finished game against a computer names it as everywhere else, never as a mention of
+    its seat id (issue 25, item 3)."""
+    w = world
+    lobby = await open_lobby(w, "siege-1966", side="host_first")
+    await w.alice.click(w.fake.latest(lobby), "Add computer: easy")
+    await w.alice.click(w.fake.latest(lobby), "Start")
+    await w.fake.settle()
+    table = await w.table()
+    handle = await w.alice.click(w.table_message(table), "Resign")
+    assert handle.response_message is not None
+    await w.alice.click(handle.response_message, "Yes, resign")
+    await w.fake.settle()
+    assert (await w.table_by_id(table.id)).status == "over"
+    history = (await w.alice.slash(w.channel, "siege history")).response_message
+    assert history is not None
+    assert "**Lost** vs 🤖 Computer 1 (easy) · 1 move · resigned" in history.text()
+    replay = (await w.alice.click(history, f"Replay #{table.id}")).response_message
+    assert replay is not None and "<@-" not in replay.text()
+    assert "🤖 Computer 1 (easy)'s side" in replay.text()

@@ -80,7 +80,7 @@ async def test_two_players_share_the_days_draws_and_a_board(world: World) -> Non
 
 async def test_a_daily_game_needs_a_free_channel(world: World) -> None:
     w = world
-    await w.alice.slash(w.channel, "siege new castles-besieged")
+    await w.alice.slash(w.channel, "play castles-besieged")
     handle = await w.bob.slash(w.channel, "siege daily start")
     assert "Start a thread" in refusal(handle)
 

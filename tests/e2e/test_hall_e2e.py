@@ -57,7 +57,7 @@ async def test_corrupt_row_is_refused_politely_and_can_be_closed(world: World) -
     assert "could not be read" in refusal(handle)  # only a server manager may force it
     handle = await w.mod.slash(w.channel, "siege cancel")
     assert "unreadable table here was closed" in (handle.response_message.content or "")
-    handle = await w.alice.slash(w.channel, "siege new castles-besieged")
+    handle = await w.alice.slash(w.channel, "play castles-besieged")
     assert not handle.ephemeral
 
 

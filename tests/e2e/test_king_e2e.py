@@ -1,6 +1,6 @@
 """Siege the King end to end: the real bot, through the fake Discord, played by clicks and selects.
 
-Alice and Bob play whole games from ``/siege new`` to the result, choosing among the legal moves
+Alice and Bob play whole games from ``/play`` to the result, choosing among the legal moves
 with a seeded policy and acting only through what they see: the table, their DM panels and the
 table's "My hand" ephemeral panel. After every step the test compares what each person sees
 with what they may know (the stored game is read only as the hidden truth):
@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 
-from cogs.render.king import RENDERER
 from engine.king import CARD_ORDER, COLUMN_NAMES, GAME, card_name
 from engine.rules import Action, State
+from presentation.king import RENDERER
 from storage import TableRecord
 from tests.e2e.test_castles_e2e import dm_panel
 from tests.e2e.world import World
@@ -267,7 +267,7 @@ async def open_game(
     """Alice opens a table with a fixed seed, Bob joins, Alice starts."""
     store = w.running.store
     monkeypatch.setattr(store, "create_table", functools.partial(store.create_table, seed=seed))
-    handle = await w.alice.slash(w.channel, "siege new siege-the-king", **options)
+    handle = await w.alice.slash(w.channel, "play siege-the-king", **options)
     lobby = handle.response_message
     assert lobby is not None and not handle.ephemeral
     await w.bob.click(lobby, "Join")
@@ -453,14 +453,14 @@ async def test_specials_option_lobby_refusal_and_rules(world: World) -> None:
     rules = handle.response_message.text()
     assert "Siege the King — rules" in rules and "Artisan" in rules and "House rules" in rules
     with pytest.raises(SchemaMismatch):  # another game's option is not even offered
-        await w.alice.slash(w.channel, "siege new castles-besieged", specials=False)
+        await w.alice.slash(w.channel, "play castles-besieged", specials=False)
     assert await w.running.store.open_table_in(w.channel.id) is None
-    handle = await w.alice.slash(w.channel, "siege new siege-the-king", specials=False)
+    handle = await w.alice.slash(w.channel, "play siege-the-king", specials=False)
     lobby = handle.response_message
     assert lobby is not None and "Specials: **Without special cards**" in lobby.text()
     await w.alice.slash(w.channel, "siege cancel")
     await w.fake.settle()
-    handle = await w.alice.slash(w.channel, "siege new siege-the-king")
+    handle = await w.alice.slash(w.channel, "play siege-the-king")
     lobby = handle.response_message
     assert lobby is not None and "Specials: **With special cards**" in lobby.text()
     table = await w.table()

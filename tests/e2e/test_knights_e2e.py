@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from cogs.render.knights_board import text_board
 from engine.knights import PIECE_NAMES
+from presentation.knights_board import text_board
 from storage import TableRecord
 from tests.e2e.test_castles_e2e import dm_panel, refusal
 from tests.e2e.world import World
@@ -33,7 +33,7 @@ TAKEN = {"N": "a Knight", "D": "a Defender", "C": "the Commander"}
 async def open_knights(w: World, side: str) -> tuple[TableRecord, FakeMessage, FakeMessage]:
     """Alice opens a Siege table choosing ``side``, Bob joins, Alice starts: the running table,
     its message and the last lobby snapshot."""
-    handle = await w.alice.slash(w.channel, "siege new siege-1966", side=side)
+    handle = await w.alice.slash(w.channel, "play siege-1966", side=side)
     lobby = handle.response_message
     assert lobby is not None and not handle.ephemeral
     await w.bob.click(lobby, "Join")

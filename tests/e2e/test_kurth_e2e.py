@@ -1,6 +1,6 @@
 """Siege at Kurth (``kurth``) end to end: the real bot, through the fake Discord, by clicks only.
 
-The solo game starts at once from ``/siege new game:kurth``; the whole turn is played from
+The solo game starts at once from ``/play game:kurth``; the whole turn is played from
 buttons (and the Ward of Stone menu) on the table message, which after every action carries one
 fresh city PNG as its embed image and the same facts in text. The outcome of each attack is on
 the table before the turn is ended; the end shows the result, the score and what decided it.
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from cogs.render.kurth_board import image_size
 from engine.kurth import LOCATION_NAMES, LOCATIONS
+from presentation.kurth_board import image_size
 from storage import TableRecord
 from tests.e2e.test_castles_e2e import dm_panel, refusal
 from tests.e2e.world import World
@@ -30,7 +30,7 @@ POLICY_SEED = 9
 
 async def open_kurth(w: World, user: FakeUser, **options: str) -> tuple[TableRecord, FakeMessage]:
     """``user`` starts a solo game: the running table and its message (no lobby)."""
-    handle = await user.slash(w.channel, "siege new siege-at-kurth", **options)
+    handle = await user.slash(w.channel, "play siege-at-kurth", **options)
     message = handle.response_message
     assert message is not None and not handle.ephemeral
     await w.fake.settle()
@@ -225,12 +225,12 @@ async def test_a_restart_in_the_middle_of_a_turn(world: World) -> None:
 async def test_refusals(world: World) -> None:
     w = world
     with pytest.raises(SchemaMismatch):  # another game's option is not even offered
-        await w.alice.slash(w.channel, "siege new castles-besieged", difficulty="easy")
+        await w.alice.slash(w.channel, "play castles-besieged", difficulty="easy")
     with pytest.raises(SchemaMismatch):
-        await w.alice.slash(w.channel, "siege new siege-at-kurth", dealer="random")
+        await w.alice.slash(w.channel, "play siege-at-kurth", dealer="random")
     table, message = await open_kurth(w, w.alice, difficulty="advanced")
     assert "Advanced" in message.text()
-    handle = await w.bob.slash(w.channel, "siege new siege-at-kurth")
+    handle = await w.bob.slash(w.channel, "play siege-at-kurth")
     assert refusal(handle).startswith("This channel already has an open Siege at Kurth table")
     legal = table.engine.legal_actions(table.running_state(), 0)
     # Someone else clicking the solo player's buttons is refused, and nothing changes.
@@ -271,7 +271,7 @@ async def test_solo_tables_in_a_thread_beside_the_channel(world: World) -> None:
     w = world
     table, _ = await open_kurth(w, w.alice)
     thread = w.fake.create_thread(w.channel, "bob's siege", 11)
-    handle = await w.bob.slash(thread, "siege new siege-at-kurth", difficulty="easy")
+    handle = await w.bob.slash(thread, "play siege-at-kurth", difficulty="easy")
     message = handle.response_message
     assert message is not None and not handle.ephemeral
     await w.fake.settle()

@@ -120,7 +120,7 @@ async def test_moves_requests_429s_answers_and_tables_are_measured(world: World)
     # The open tables, counted when scraped.
     assert sample(text, "siege_open_tables", {"status": "running"}) == 1
     assert sample(text, "siege_open_tables", {"status": "lobby"}) == 0
-    await w.alice.slash(w.guild.add_text_channel("more-games"), "siege new castles-besieged")
+    await w.alice.slash(w.guild.add_text_channel("more-games"), "play castles-besieged")
     await w.fake.settle()
     text = await scrape(port)
     assert sample(text, "siege_open_tables", {"status": "lobby"}) == 1
@@ -138,7 +138,7 @@ async def test_the_sweepers_lateness_is_measured(world: World) -> None:
     port = free_port()
     await start_with_metrics(w, port)
     handle = await w.alice.slash(
-        w.channel, "siege new castles-besieged", dealer=DEALER_BOB, time_control="daily:1"
+        w.channel, "play castles-besieged", dealer=DEALER_BOB, time_control="daily:1"
     )
     lobby = handle.response_message
     assert lobby is not None

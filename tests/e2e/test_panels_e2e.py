@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from cogs.render import get_renderer
 from engine import cards
 from engine.knights import CROWNS, PIECE_NAMES, destinations
+from presentation import get_renderer
 from storage import TableRecord
 from tests.e2e.test_castles_e2e import DEALER_BOB, dm_panel, lay_label
 from tests.e2e.test_castles_e2e import open_game as open_castles
@@ -219,7 +219,8 @@ async def test_knights_panel_shows_the_board_turned_to_the_mover_and_the_opponen
     staged = w.fake.latest(bob)
     (staged_alt,) = alt_texts(staged)
     targets = [t["to"] for t in destinations(state["pieces"], legal, action["from"])]
-    assert f"Ringed: where the {piece} can go: {', '.join(targets)}." in staged_alt
+    assert f"where the {piece} can go: {', '.join(targets)}." in staged_alt
+    assert "a dot on an empty square, a ring round a piece it can take" in staged_alt
     assert staged.attachments[0].data != before  # the destinations are drawn
     await w.bob.select(staged, destination_label(state, action))
     await w.fake.settle()

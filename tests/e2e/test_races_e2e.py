@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from cogs.hall import PANEL_REPLACED, TABLE_GONE
-from cogs.render import get_renderer
+from presentation import get_renderer
 from tests.e2e.test_castles_e2e import DEALER_BOB, _draw_label, dm_panel, open_game
 from tests.e2e.world import World
 from tests.fakecord import FakeMessage

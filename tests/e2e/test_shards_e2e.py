@@ -192,7 +192,7 @@ def latest_panel(user: FakeUser, table: TableRecord) -> FakeMessage | None:
 
 async def open_game(h: Hall, channel: FakeChannel) -> int:
     """Alice opens a table in ``channel``, Bob joins, Alice starts it."""
-    handle = await h.alice.slash(channel, f"siege new {command_name(GAME)}", **OPTIONS[GAME])
+    handle = await h.alice.slash(channel, f"play {command_name(GAME)}", **OPTIONS[GAME])
     lobby = handle.response_message
     assert lobby is not None and not handle.ephemeral
     await h.bob.click(h.fake.latest(lobby), "Join", settle_first=False)
@@ -382,7 +382,7 @@ async def test_each_process_sweeps_only_the_tables_of_its_shards(
         assert [[g.id for g in b.guilds] for b in bots] == [[g.id] for g in guilds]
         lobbies = []
         for channel in channels:
-            handle = await alice.slash(channel, f"siege new {command_name('castles')}")
+            handle = await alice.slash(channel, f"play {command_name('castles')}")
             assert handle.response_message is not None
             lobbies.append(handle.response_message)
         clock.advance(hours=25)  # both lobbies are past their day

@@ -1,6 +1,6 @@
 """Siege tower poker end to end: the real bot, through the fake Discord, four players by clicks.
 
-Alice, Bob, Carol and Dave play from ``/siege new`` on, choosing among the legal moves with a
+Alice, Bob, Carol and Dave play from ``/play`` on, choosing among the legal moves with a
 seeded policy and acting only through what they see: the table's buttons, their DM panels and the
 table's "My hand" ephemeral panel. The stored game is read only as the hidden truth. After every
 step the secrets check runs: no channel message (what a spectator sees), no DM and no ephemeral
@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from cogs.render.towers import pretty
 from engine.rules import Action, Event
 from engine.towers import GAME
+from presentation.towers import pretty
 from storage import TableRecord
 from tests.e2e.test_castles_e2e import dm_panel
 from tests.e2e.world import World, card_mentions
@@ -74,7 +74,7 @@ async def open_game(
 ) -> TableRecord:
     store = w.running.store
     monkeypatch.setattr(store, "create_table", functools.partial(store.create_table, seed=seed))
-    handle = await players[0].slash(w.channel, "siege new siege-tower-poker", **OPTIONS)
+    handle = await players[0].slash(w.channel, "play siege-tower-poker", **OPTIONS)
     lobby = handle.response_message
     assert lobby is not None and not handle.ephemeral
     text = w.fake.latest(lobby).text()
@@ -361,18 +361,17 @@ async def test_leave_mid_hand_closed_dms_and_a_restart_mid_round(
 async def test_the_table_options_are_this_games_own(world: World) -> None:
     w = world
     # Discord itself keeps each number in the engine's range.
-    command = w.guild.commands.chat_input("siege")
+    command = w.guild.commands.chat_input("play")
     assert command is not None
-    (new,) = [o for o in command["options"] if o["name"] == "new"]
-    (towers,) = [o for o in new["options"] if o["name"] == "siege-tower-poker"]
+    (towers,) = [o for o in command["options"] if o["name"] == "siege-tower-poker"]
     ranges = {o["name"]: (o.get("min_value"), o.get("max_value")) for o in towers["options"]}
     for option in GAME.options:
         assert ranges[option.name] == (option.choices[0], option.choices[-1])
     with pytest.raises(SchemaMismatch):  # another game's option is not even offered
-        await w.alice.slash(w.channel, "siege new castles-besieged", start_chips=50)
+        await w.alice.slash(w.channel, "play castles-besieged", start_chips=50)
     with pytest.raises(SchemaMismatch):
-        await w.alice.slash(w.channel, "siege new siege-tower-poker", difficulty="easy")
-    handle = await w.alice.slash(w.channel, "siege new siege-tower-poker", small_bet=5, big_bet=2)
+        await w.alice.slash(w.channel, "play siege-tower-poker", difficulty="easy")
+    handle = await w.alice.slash(w.channel, "play siege-tower-poker", small_bet=5, big_bet=2)
     assert handle.ephemeral and handle.response_message is not None
     assert "'big_bet' (2) must be at least 'small_bet' (5)" in (
         handle.response_message.content or ""

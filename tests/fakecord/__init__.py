@@ -7,7 +7,7 @@ Typical use (with the ``fakecord`` fixture from :mod:`tests.fakecord.plugin`)::
     alice = fakecord.add_user("alice")
     guild.add_member(alice, permissions=MANAGE_GUILD)
     async with run_client(fakecord, make_bot) as bot:
-        handle = await alice.slash(hall, "siege new castles-besieged")
+        handle = await alice.slash(hall, "play castles-besieged")
         await fakecord.settle()
         await bob.click(fakecord.latest(handle.response_message), "Join")
 """

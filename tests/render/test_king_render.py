@@ -14,18 +14,20 @@ from typing import Any
 import discord
 
 from cogs.components import SELECT_MAX_OPTIONS, layout
-from cogs.render import get_renderer
-from cogs.render.base import (
+from cogs.sheets import as_embed
+from cogs.siege import rules_pages
+from engine.king import CARD_ORDER, GAME, card_name
+from engine.rules import Event, Result, State, rng_for
+from presentation import get_renderer
+from presentation.base import (
     ActionButton,
     ActionSelect,
     BackButton,
     Control,
+    Sheet,
     StageSelect,
 )
-from cogs.render.king import RENDERER
-from cogs.siege import rules_pages
-from engine.king import CARD_ORDER, GAME, card_name
-from engine.rules import Event, Result, State, rng_for
+from presentation.king import RENDERER
 
 ROOT = Path(__file__).parents[2]
 NAMES = ["<@101>", "<@202>"]
@@ -84,7 +86,7 @@ def column_lines(description: str, header: str) -> list[str]:
     return text[at + 1 : at + 4]
 
 
-def field(embed: discord.Embed, name: str) -> str:
+def field(embed: Sheet, name: str) -> str:
     values = [f.value for f in embed.fields if f.name == name]
     assert len(values) == 1, f"no single field {name!r} in {[f.name for f in embed.fields]}"
     return str(values[0])
@@ -104,7 +106,7 @@ def stage_keys(controls: list[Control]) -> list[str]:
     return [c.key for s in controls if isinstance(s, StageSelect) for c in s.choices]
 
 
-def embed_text(embed: discord.Embed) -> str:
+def embed_text(embed: Sheet) -> str:
     parts = [embed.title or "", embed.description or ""]
     parts += [f"{f.name}\n{f.value}" for f in embed.fields]
     return "\n".join(parts)
@@ -198,11 +200,11 @@ def test_renders_depend_only_on_what_the_viewer_may_know() -> None:
             for seat in (None, viewer):
                 a, b = GAME.view(state, seat), GAME.view(other, seat)
                 if seat is None:
-                    before = RENDERER.table_embed(a, NAMES, []).to_dict()
-                    after = RENDERER.table_embed(b, NAMES, []).to_dict()
+                    before = RENDERER.table_embed(a, NAMES, [])
+                    after = RENDERER.table_embed(b, NAMES, [])
                 else:
-                    before = RENDERER.panel_embed(a, NAMES).to_dict()
-                    after = RENDERER.panel_embed(b, NAMES).to_dict()
+                    before = RENDERER.panel_embed(a, NAMES)
+                    after = RENDERER.panel_embed(b, NAMES)
                 assert before == after
             compared += 1
     assert compared > 100
@@ -429,7 +431,7 @@ def test_embeds_and_controls_fit_discord_limits() -> None:
         embeds = [RENDERER.table_embed(GAME.view(state, None), NAMES, longest)]
         embeds += [RENDERER.panel_embed(v, NAMES) for v in views]
         for embed in embeds:
-            assert len(embed) <= 6000 and len(embed.description or "") <= 4096
+            assert len(as_embed(embed)) <= 6000 and len(embed.description or "") <= 4096
             assert len(embed.title or "") <= 256 and len(embed.fields) <= 25
             assert all(
                 len(f.value or "") <= 1024 and len(f.name or "") <= 256 for f in embed.fields
@@ -618,7 +620,7 @@ def test_siege_reveals_a_throne_then_the_king() -> None:
         "`Middle` 👑 King **−1** · −8 −3",
         "`Right ` 🪑 Throne **10**",
     ]
-    assert "▶️" not in text and embed.colour == discord.Colour(0x2E9D5B)
+    assert "▶️" not in text and embed.colour == 0x2E9D5B
     # A siege on a Throne closes the column and says how many cards went.
     state = start(
         [["A8", "A3", "D1", "D2", "D3"], ["D4", "D5", "A1", "A2", "W6"]],

@@ -9,7 +9,8 @@ from typing import Any
 
 from PIL import Image, ImageChops, ImageFont
 
-from cogs.render.knights_board import (
+from engine.knights import GAME, SQUARES, square_kind
+from presentation.knights_board import (
     FONT_BOLD_PATH,
     FONT_PATH,
     SQUARE_PX,
@@ -19,7 +20,6 @@ from cogs.render.knights_board import (
     square_boxes,
     text_board,
 )
-from engine.knights import GAME, SQUARES, square_kind
 
 ROOT = Path(__file__).parents[2]
 RNG = random.Random(0)  # never drawn from: there is no chance in Siege

@@ -6,21 +6,23 @@ import io
 import random
 from typing import Any
 
-import discord
 from PIL import Image
 
 from cogs.components import ROWS_MAX, SELECT_MAX_OPTIONS, layout
-from cogs.render import get_renderer, playable_games
-from cogs.render.base import (
+from cogs.sheets import as_embed
+from engine.knights import GAME
+from engine.rules import Result
+from presentation import get_renderer, playable_games
+from presentation.base import (
     ActionButton,
     ActionSelect,
     BackButton,
     Control,
+    Sheet,
     StageSelect,
+    Style,
 )
-from cogs.render.knights import RENDERER
-from engine.knights import GAME
-from engine.rules import Result
+from presentation.knights import RENDERER
 
 RNG = random.Random(0)  # never drawn from: there is no chance in Siege
 NAMES = ["<@101>", "<@202>"]
@@ -59,8 +61,8 @@ def random_states(games: int, seed: int) -> list[dict[str, Any]]:
     return states
 
 
-def embed_fits(embed: discord.Embed) -> None:
-    assert len(embed) <= EMBED_TOTAL_MAX
+def embed_fits(embed: Sheet) -> None:
+    assert len(as_embed(embed)) <= EMBED_TOTAL_MAX
     assert embed.title is not None and len(embed.title) <= 256
     assert embed.description is not None and len(embed.description) <= 4096
     assert len(embed.fields) <= 25
@@ -78,7 +80,7 @@ def only(controls: list[Control], kind: type) -> Any:
 def test_registered_with_sides_and_a_board_game_panel_button() -> None:
     assert "knights" in playable_games()
     assert get_renderer("knights") is RENDERER
-    assert RENDERER.sides == ("the attacking Knights", "the defending castle")
+    assert GAME.about.sides == ("the attacking Knights", "the defending castle")
     assert RENDERER.panel_label == "My moves"
 
 
@@ -224,7 +226,7 @@ def test_forced_pass_is_a_button() -> None:
         RENDERER.table_controls(view, legal),
         RENDERER.panel_controls(view, legal),
     ):
-        assert controls == [ActionButton("Pass (no legal move)", 0, discord.ButtonStyle.primary)]
+        assert controls == [ActionButton("Pass (no legal move)", 0, Style.PRIMARY)]
 
 
 async def test_two_steps_cover_every_legal_move_and_fit_the_layout() -> None:

@@ -10,12 +10,13 @@ import discord
 from PIL import Image
 
 from cogs.components import ROWS_MAX, layout
-from cogs.render import get_renderer, playable_games
-from cogs.render.base import ActionButton, ActionSelect, Control
-from cogs.render.kurth import RENDERER
-from cogs.render.kurth_board import image_size
+from cogs.sheets import as_embed
 from engine.kurth import GAME, LOCATION_NAMES, LOCATIONS, SPECIALS, SPELLS
 from engine.rules import Event, Result
+from presentation import get_renderer, playable_games
+from presentation.base import ActionButton, ActionSelect, Control, Sheet
+from presentation.kurth import RENDERER
+from presentation.kurth_board import image_size
 
 NAMES = ["<@101>"]
 EMBED_TOTAL_MAX = 6000
@@ -53,8 +54,8 @@ def random_states(games: int, seed: int) -> list[dict[str, Any]]:
     return states
 
 
-def embed_fits(embed: discord.Embed) -> None:
-    assert len(embed) <= EMBED_TOTAL_MAX
+def embed_fits(embed: Sheet) -> None:
+    assert len(as_embed(embed)) <= EMBED_TOTAL_MAX
     assert embed.title is not None and len(embed.title) <= 256
     assert embed.description is not None and len(embed.description) <= 4096
     assert len(embed.fields) <= 25
@@ -81,7 +82,7 @@ def buttons(controls: list[Control]) -> list[str]:
 def test_registered_as_a_solo_game_with_a_cards_panel() -> None:
     assert "kurth" in playable_games()
     assert get_renderer("kurth") is RENDERER
-    assert RENDERER.sides == ()
+    assert GAME.about.sides == ()
     assert RENDERER.panel_label == "My cards"
 
 

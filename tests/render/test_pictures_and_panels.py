@@ -15,10 +15,6 @@ from PIL import Image
 
 from cogs.components import SELECT_MAX_OPTIONS, TableButton, layout
 from cogs.hall import Parts
-from cogs.render import RENDERERS, get_renderer
-from cogs.render.base import ActionButton, ActionSelect, Control
-from cogs.render.castles_table import WIDTH as CASTLES_WIDTH
-from cogs.render.king_table import WIDTH as KING_WIDTH
 from engine import cards, get_game
 from engine.castles import GAME as CASTLES
 from engine.king import GAME as KING
@@ -26,6 +22,10 @@ from engine.king import card_name, unplayable_reasons
 from engine.knights import GAME as KNIGHTS
 from engine.knights import destinations, movable_squares
 from engine.rules import Event, Result, State, rng_for
+from presentation import RENDERERS, get_renderer
+from presentation.base import ActionButton, ActionSelect, Control, Style
+from presentation.castles_table import WIDTH as CASTLES_WIDTH
+from presentation.king_table import WIDTH as KING_WIDTH
 
 NAMES = ["<@101>", "<@202>"]
 # Discord: at most 10 files of 25 MiB a message; alt text at most 1024 characters.
@@ -234,7 +234,7 @@ def test_knights_panel_picture_turns_to_the_mover_and_rings_destinations() -> No
         check_png(png, Image.open(io.BytesIO(png)).width)
         check_alt(alt)
         end = "the castle's (defender's) end" if seat == 1 else "the attacker's end"
-        assert f"seen from {end}" in alt and "Ringed" not in alt
+        assert f"seen from {end}" in alt and "Marked" not in alt
         square = movable_squares(legal)[0]
         staged_png, staged_alt = renderer.panel_image(view, legal, square) or (b"", "")
         assert staged_png != png  # the destinations are marked on the picture
@@ -416,4 +416,4 @@ def test_resign_is_the_one_red_button() -> None:
                 ]
                 for control in controls:
                     if isinstance(control, ActionButton):
-                        assert control.style is not discord.ButtonStyle.danger, (key, control)
+                        assert control.style is not Style.DANGER, (key, control)

@@ -1,4 +1,4 @@
-"""The pictures' fixed palettes (cogs.render.png): each renderer's 256 colours come from the
+"""The pictures' fixed palettes (presentation.png): each renderer's 256 colours come from the
 colours it declares, never from a picture, so a picture always encodes to the same bytes; mapped
 onto them, a picture keeps its flat colours exactly and its antialiased text within a few levels
 of the RGB drawing. The kept text masks and card faces draw the same pixels as drawing afresh."""
@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 from PIL import Image, ImageChops, ImageDraw, ImageStat
 
-from cogs.render import (
+from engine import get_game
+from engine.rules import Event, rng_for
+from presentation import (
     castles_table,
     get_renderer,
     king_table,
@@ -22,8 +24,6 @@ from cogs.render import (
     png,
     towers_table,
 )
-from engine import get_game
-from engine.rules import Event, rng_for
 
 PALETTES = {
     "castles": castles_table.PALETTE,

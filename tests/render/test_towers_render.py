@@ -11,11 +11,12 @@ from PIL import Image
 
 from cogs.components import layout
 from cogs.hall import Parts
-from cogs.render.base import ActionButton, ActionSelect, BackButton, Control, StageSelect
-from cogs.render.towers import RENDERER, hand_words, pretty
-from cogs.render.towers_table import WIDTH, image_height
+from cogs.sheets import as_embed
 from engine.rules import Action, Event, Result, State
 from engine.towers import GAME
+from presentation.base import ActionButton, ActionSelect, BackButton, Control, Sheet, StageSelect
+from presentation.towers import CATEGORY_WORDS, RENDERER, hand_name, hand_words, pretty
+from presentation.towers_table import WIDTH, image_height
 from tests.fakecord.limits import check_components, check_embeds
 
 # Long mentions (18-digit ids), as on Discord.
@@ -72,8 +73,8 @@ def expand(view: dict[str, Any], legal: list[Action]) -> list[tuple[int, str]]:
     return offered
 
 
-def fits(embed: discord.Embed, controls: list[Control]) -> None:
-    assert check_embeds([embed.to_dict()]) == []
+def fits(embed: Sheet, controls: list[Control]) -> None:
+    assert check_embeds([as_embed(embed).to_dict()]) == []
     extra: list[discord.ui.Item[Any]] = [
         discord.ui.Button(label="My hand"),
         discord.ui.Button(label="Resign"),
@@ -258,3 +259,26 @@ def test_every_event_has_a_line_and_the_show_names_its_pots() -> None:
         f"{NAMES[0]} and {NAMES[2]} share the win: the towers are empty. "
         f"Chips: {NAMES[0]} 30, {NAMES[1]} 0, {NAMES[2]} 30."
     )
+
+
+def test_a_show_names_each_hand_as_the_panel_does() -> None:
+    """The table's show lines name the hand ("Pair of jacks"), in the engine's category."""
+    named = 0
+    for state, _ in STATES:
+        view = GAME.view(state, None)
+        last = view["summary"]["last_hand"] or {}
+        lines = RENDERER._show_lines(view, NAMES[: state["seats"]])
+        for show in view.get("shows") or []:
+            if last.get("hand_no") != show["hand_no"] or not last.get("categories"):
+                continue
+            for seat, hand in enumerate(show["hands"]):
+                category = last["categories"][seat]
+                if hand is None or not category:
+                    continue
+                name = hand_name([*hand, *(show["tower"][seat] or [])])
+                assert name.startswith(CATEGORY_WORDS[category]) or (
+                    category == "pair" and name.startswith("Pair of")
+                )
+                assert any(line.endswith(f" — {name}") for line in lines), (name, lines)
+                named += 1
+    assert named > 0

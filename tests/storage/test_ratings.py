@@ -112,7 +112,8 @@ async def test_a_finished_game_is_recorded_and_rated_with_its_last_action(
     assert alice.provisional and bob.provisional
     season = await rated_store.standing(GUILD, "castles", ALICE, season="2026-11")
     assert season is not None and season.rating == alice.rating
-    assert await rated_store.rating_history(GUILD, "castles", ALICE) == [alice.rating]
+    (point,) = await rated_store.rating_history(GUILD, "castles", ALICE)
+    assert point.rating == alice.rating and point.ended_at.startswith("20")
     assert table.result is not None
 
 

@@ -21,10 +21,12 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from cogs.render import png
-from cogs.render.base import fit_alt
-from cogs.render.knights_board import draw_text, load_font, text_length
-from cogs.render.towers_table import (
+from engine.king import COLUMN_NAMES, KING, card_value
+from engine.rules import Event
+from presentation import png
+from presentation.base import fit_alt
+from presentation.knights_board import draw_text, load_font, text_length
+from presentation.towers_table import (
     BACK,
     BACK_EDGE,
     FELT,
@@ -39,8 +41,6 @@ from cogs.render.towers_table import (
     card_mask,
     paste_back,
 )
-from engine.king import COLUMN_NAMES, KING, card_value
-from engine.rules import Event
 
 RGB = tuple[int, int, int]
 

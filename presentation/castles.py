@@ -2,7 +2,7 @@
 
 Reads only engine views (``engine.castles.Castles.view``) and events; the needed rolls it shows
 come from the view, not from rules of its own. The table is a picture of both rows
-(:mod:`cogs.render.castles_table`) with the same facts as text in the embed; the panel opens with
+(:mod:`presentation.castles_table`) with the same facts as text in the embed; the panel opens with
 what happened since the seat's last turn, shows both rows and marks the card just drawn; its lay
 menu has one entry per value, since suits never matter in this game.
 """
@@ -11,23 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import discord
-
-from cogs.render.base import (
+from engine import cards
+from engine.castles import FLAVOUR, HITS_TO_LOSE, QUIET_TURNS_LIMIT
+from engine.rules import Action, Event, Result
+from presentation.base import (
     OVER_COLOUR,
     PLAYING_COLOUR,
     ActionButton,
     ActionChoice,
     ActionSelect,
     Control,
+    Sheet,
+    Style,
     View,
     ply_turn,
     since_block,
 )
-from cogs.render.castles_table import SIDE_NAMES, alt_text, render_table
-from engine import cards
-from engine.castles import FLAVOUR, HITS_TO_LOSE, QUIET_TURNS_LIMIT
-from engine.rules import Action, Event, Result
+from presentation.castles_table import SIDE_NAMES, alt_text, render_table
 
 ATTACK_BUTTONS_MAX = 5
 NEW_MARK = "🆕"
@@ -49,7 +49,6 @@ def _value_name(value: int) -> str:
 class CastlesRenderer:
     game = "castles"
     title = "Castles Besieged"
-    sides: tuple[str, ...] = ()
     panel_label = "My hand"
     marks_new_cards = True
     panel_pictures = False
@@ -71,12 +70,10 @@ class CastlesRenderer:
 
     # -- embeds ----------------------------------------------------------------------------------
 
-    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> Sheet:
         summary = view["summary"]
         result = view["result"]
-        embed = discord.Embed(
-            title=f"⚔️ {self.title}", colour=OVER_COLOUR if result else PLAYING_COLOUR
-        )
+        embed = Sheet(title=f"⚔️ {self.title}", colour=OVER_COLOUR if result else PLAYING_COLOUR)
         lines = [self._seat_line(summary, names, seat) for seat in (0, 1)]
         pile_line = f"🂠 Draw pile **{summary['pile']}** · ☠️ killed **{summary['discard']}**"
         if summary["pile"] == 0 and result is None:
@@ -105,12 +102,12 @@ class CastlesRenderer:
         names: list[str],
         since: Sequence[str] = (),
         new_cards: Sequence[str] = (),
-    ) -> discord.Embed:
+    ) -> Sheet:
         seat = view["seat"]
         other = 1 - seat
         summary = view["summary"]
         hand = view["hand"]
-        embed = discord.Embed(title=f"🂠 Your hand — {self.title}", colour=PLAYING_COLOUR)
+        embed = Sheet(title=f"🂠 Your hand — {self.title}", colour=PLAYING_COLOUR)
         lines = []
         if since:
             lines += ["**Since your last turn**", since_block(since), ""]
@@ -192,7 +189,7 @@ class CastlesRenderer:
         for index, action in enumerate(legal):
             if action["type"] == "draw":
                 label = f"Draw ({view['summary']['pile']} left)"
-                controls.append(ActionButton(label, index, discord.ButtonStyle.primary, "🃏"))
+                controls.append(ActionButton(label, index, Style.PRIMARY, "🃏"))
             elif action["type"] == "pass":
                 controls.append(ActionButton("Pass (nothing to do)", index))
             elif action["type"] == "attack":
@@ -248,7 +245,7 @@ class CastlesRenderer:
             labelled.append((index, f"{card} → {target}", f"needs {info['needed']}+"))
         if len(labelled) <= ATTACK_BUTTONS_MAX:
             return [
-                ActionButton(f"Attack {text} ({need})", index, discord.ButtonStyle.secondary, "⚔️")
+                ActionButton(f"Attack {text} ({need})", index, Style.SECONDARY, "⚔️")
                 for index, text, need in labelled
             ]
         return [

@@ -19,8 +19,6 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from cogs.render import png
-from cogs.render.knights_board import draw_text, load_font, text_length
 from engine.kurth import (
     LOCATION_CARDS,
     LOCATION_NAMES,
@@ -31,6 +29,8 @@ from engine.kurth import (
     TURNS,
     TURNS_PER_ROUND,
 )
+from presentation import png
+from presentation.knights_board import draw_text, load_font, text_length
 
 RGB = tuple[int, int, int]
 Box = tuple[int, int, int, int]

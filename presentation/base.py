@@ -1,27 +1,76 @@
-"""The shared vocabulary of game renderers: controls, colours and the Renderer protocol.
+"""The shared vocabulary of game renderers: sheets, controls, colours and the Renderer protocol.
 
-A renderer turns engine *views* (never raw states) and events into embeds and *controls*; the
-generic layout in :mod:`cogs.components` turns controls into buttons and select menus whose
-custom ids carry the table id, the ply and the index of the action in the engine's legal list.
-No rule lives here: renderers only describe what the engine says.
+A renderer turns engine *views* (never raw states) and events into :class:`Sheet` s and
+*controls*, both plain data: a front end decides how they look (Discord embeds and buttons, or
+terminal text). No rule lives here: renderers only describe what the engine says.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import discord
-
 from engine.rules import Action, Event, Result
 
 View = dict[str, Any]
-# Colours: calm blue for a lobby, gold while playing, green for a finished game, grey cancelled.
-LOBBY_COLOUR = discord.Colour(0x3B82F6)
-PLAYING_COLOUR = discord.Colour(0xD4A017)
-OVER_COLOUR = discord.Colour(0x2E9D5B)
-CLOSED_COLOUR = discord.Colour(0x6B7280)
+# Colours (RGB): calm blue for a lobby, gold while playing, green for a finished game, grey
+# cancelled.
+LOBBY_COLOUR = 0x3B82F6
+PLAYING_COLOUR = 0xD4A017
+OVER_COLOUR = 0x2E9D5B
+CLOSED_COLOUR = 0x6B7280
+
+
+@dataclass(frozen=True)
+class Field:
+    """A named block of a sheet; ``inline`` fields may stand side by side."""
+
+    name: str
+    value: str
+    inline: bool = True
+
+
+@dataclass
+class Sheet:
+    """What one message shows, apart from its controls: a title, text, named fields, a footer
+    and a picture (the file name of an attached image). Discord shows it as an embed, the
+    terminal as lines of text. The builder methods read like discord.py's ``Embed``'s, so a
+    renderer reads the same whatever shows it."""
+
+    title: str | None = None
+    description: str | None = None
+    colour: int | None = None
+    fields: list[Field] = field(default_factory=list)
+    footer: str | None = None
+    image: str | None = None
+
+    def add_field(self, *, name: str, value: str, inline: bool = True) -> Sheet:
+        self.fields.append(Field(name, value, inline))
+        return self
+
+    def insert_field_at(self, index: int, *, name: str, value: str, inline: bool = True) -> Sheet:
+        self.fields.insert(index, Field(name, value, inline))
+        return self
+
+    def set_footer(self, *, text: str) -> Sheet:
+        self.footer = text
+        return self
+
+    def set_image(self, *, name: str) -> Sheet:
+        """Show the attached picture called ``name``."""
+        self.image = name
+        return self
+
+
+class Style(enum.Enum):
+    """How a button stands out: the main choice, a quiet one, a good one, a dangerous one."""
+
+    PRIMARY = "primary"
+    SECONDARY = "secondary"
+    SUCCESS = "success"
+    DANGER = "danger"
 
 
 @dataclass(frozen=True)
@@ -30,7 +79,7 @@ class ActionButton:
 
     label: str
     index: int
-    style: discord.ButtonStyle = discord.ButtonStyle.secondary
+    style: Style = Style.SECONDARY
     emoji: str | None = None
 
 
@@ -84,9 +133,6 @@ class Renderer(Protocol):
 
     game: str
     title: str
-    # Names of the seats when they are sides of the game (the lobby lets the host pick one);
-    # empty when seats are alike.
-    sides: tuple[str, ...]
     # The table button that opens a seat's private panel ("My hand" for card games).
     panel_label: str
     # Whether the panel marks the cards that came into the hand since the seat's last turn (the
@@ -105,7 +151,7 @@ class Renderer(Protocol):
         characters): the position in words, from the spectator view, without player mentions."""
         ...
 
-    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> Sheet:
         """The public table: ``view`` is the spectator view (seat None)."""
         ...
 
@@ -115,7 +161,7 @@ class Renderer(Protocol):
         names: list[str],
         since: Sequence[str] = (),
         new_cards: Sequence[str] = (),
-    ) -> discord.Embed:
+    ) -> Sheet:
         """A seat's private panel: ``view`` is that seat's own view. It opens with ``since``,
         what happened at the table since the seat's last turn (event lines, oldest first), then
         the position, then the choices. ``new_cards`` are the hand's cards that arrived since

@@ -18,10 +18,13 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from cogs.render import png
-from cogs.render.base import fit_alt
-from cogs.render.knights_board import draw_text, load_font, text_length
-from cogs.render.towers_table import (
+from engine import cards
+from engine.castles import HITS_TO_LOSE
+from engine.rules import Event
+from presentation import png
+from presentation.base import fit_alt
+from presentation.knights_board import draw_text, load_font, text_length
+from presentation.towers_table import (
     CARD_BLENDS,
     FELT,
     FELT_DARK,
@@ -34,9 +37,6 @@ from cogs.render.towers_table import (
     WHITE,
     paste_card,
 )
-from engine import cards
-from engine.castles import HITS_TO_LOSE
-from engine.rules import Event
 
 RGB = tuple[int, int, int]
 

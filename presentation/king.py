@@ -5,7 +5,7 @@ and castle order) and events. Which cards can go where comes from the engine's l
 column values come from the summary. The renderer only names things: card names and column
 names (left, middle, right from the owner's view) come from :mod:`engine.king`.
 
-The table shows all six columns as a picture (:mod:`cogs.render.king_table`) and keeps the same
+The table shows all six columns as a picture (:mod:`presentation.king_table`) and keeps the same
 facts as text: six short lines (three columns a side) that read well on a phone and with images
 off; a castle card shows as 🂠 until the summary says what it is. The panel opens with what
 happened since the seat's last turn, marks the cards just drawn and says why a held card cannot
@@ -18,22 +18,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import discord
-
-from cogs.render.base import (
-    OVER_COLOUR,
-    PLAYING_COLOUR,
-    ActionButton,
-    ActionChoice,
-    ActionSelect,
-    BackButton,
-    Control,
-    StageChoice,
-    StageSelect,
-    View,
-    since_block,
-)
-from cogs.render.king_table import SIDE_NAMES, alt_text, render_table
 from engine.king import (
     ARTISAN,
     ASSASSIN,
@@ -46,6 +30,22 @@ from engine.king import (
     unplayable_reasons,
 )
 from engine.rules import Action, Event, Result
+from presentation.base import (
+    OVER_COLOUR,
+    PLAYING_COLOUR,
+    ActionButton,
+    ActionChoice,
+    ActionSelect,
+    BackButton,
+    Control,
+    Sheet,
+    StageChoice,
+    StageSelect,
+    Style,
+    View,
+    since_block,
+)
+from presentation.king_table import SIDE_NAMES, alt_text, render_table
 
 FACE_DOWN = "🂠"
 KING_MARK = "👑"
@@ -144,7 +144,6 @@ def _position(k: int, n: int) -> str:
 class KingRenderer:
     game = "king"
     title = "Siege the King"
-    sides: tuple[str, ...] = ()
     panel_label = "My hand"
     marks_new_cards = True
     panel_pictures = False
@@ -172,12 +171,10 @@ class KingRenderer:
 
     # -- embeds ----------------------------------------------------------------------------------
 
-    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> Sheet:
         summary = view["summary"]
         result = view["result"]
-        embed = discord.Embed(
-            title=f"⚔️ {self.title}", colour=OVER_COLOUR if result else PLAYING_COLOUR
-        )
+        embed = Sheet(title=f"⚔️ {self.title}", colour=OVER_COLOUR if result else PLAYING_COLOUR)
         number = self.turn_number(view, 0)
         turn = f"{number} turns played" if result else f"Turn {number}"
         lines = [
@@ -206,12 +203,12 @@ class KingRenderer:
         names: list[str],
         since: Sequence[str] = (),
         new_cards: Sequence[str] = (),
-    ) -> discord.Embed:
+    ) -> Sheet:
         seat = view["seat"]
         other = 1 - seat
         summary = view["summary"]
         hand = view["hand"]
-        embed = discord.Embed(title=f"🂠 Your hand — {self.title}", colour=PLAYING_COLOUR)
+        embed = Sheet(title=f"🂠 Your hand — {self.title}", colour=PLAYING_COLOUR)
         lines = []
         if since:
             lines += ["**Since your last turn**", since_block(since), ""]
@@ -287,7 +284,7 @@ class KingRenderer:
             ActionButton(
                 f"Strike their {COLUMN_NAMES[a['column']]} column",
                 i,
-                discord.ButtonStyle.primary,
+                Style.PRIMARY,
                 "🗡️",
             )
             for i, a in enumerate(legal)
@@ -303,7 +300,7 @@ class KingRenderer:
                 ActionButton(
                     KING_PLACES[a["order"].index(KING)],
                     i,
-                    discord.ButtonStyle.primary,
+                    Style.PRIMARY,
                     KING_MARK,
                 )
                 for i, a in arranges
@@ -389,7 +386,7 @@ class KingRenderer:
         for i, a in options:
             s, c = a["column"]
             own = s == view["seat"]
-            style = discord.ButtonStyle.success if own else discord.ButtonStyle.primary
+            style = Style.SUCCESS if own else Style.PRIMARY
             # The chosen card is named again: the panel's first step is gone by now.
             label = f"{card_name(card)} → {_where(view, a['column'])} ({columns[s][c]['value']})"
             controls.append(ActionButton(label, i, style))

@@ -3,7 +3,7 @@
 Reads only engine views (``engine.knights.Knights.view``), the engine's legal list and events.
 Which pieces may move, where they may go and what they capture come from the engine's front-end
 helpers (``movable_squares``, ``destinations``); the pictures come from
-:mod:`cogs.render.knights_board`. A move takes two steps in the mover's panel: the piece (a stage
+:mod:`presentation.knights_board`. A move takes two steps in the mover's panel: the piece (a stage
 select), then its destination (an action select).
 """
 
@@ -11,28 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import discord
-
-from cogs.render.base import (
-    OVER_COLOUR,
-    PLAYING_COLOUR,
-    ActionButton,
-    ActionChoice,
-    ActionSelect,
-    BackButton,
-    Control,
-    StageChoice,
-    StageSelect,
-    View,
-    fit_alt,
-    ply_turn,
-    since_block,
-)
-from cogs.render.knights_board import last_move_text, render_board_png, text_board
 from engine.knights import (
     ATTACKER,
     CROWNS,
     DEFENDER,
+    GAME,
     NO_CAPTURE_LIMIT,
     PIECE_NAMES,
     SPECIAL_TURNS,
@@ -41,8 +24,26 @@ from engine.knights import (
     square_kind,
 )
 from engine.rules import Action, Event, Result
+from presentation.base import (
+    OVER_COLOUR,
+    PLAYING_COLOUR,
+    ActionButton,
+    ActionChoice,
+    ActionSelect,
+    BackButton,
+    Control,
+    Sheet,
+    StageChoice,
+    StageSelect,
+    Style,
+    View,
+    fit_alt,
+    ply_turn,
+    since_block,
+)
+from presentation.knights_board import last_move_text, render_board_png, text_board
 
-SIDE_LABELS = ("the attacking Knights", "the defending castle")
+SIDE_LABELS = GAME.about.sides
 SIDE_ICONS = ("🐎", "🏰")
 # What each piece is called after "captures" / "capturing".
 TAKEN = {"N": "a Knight", "D": "a Defender", "C": "the Commander"}
@@ -69,7 +70,6 @@ def _clip(text: str, limit: int = SELECT_DESCRIPTION_MAX) -> str:
 class KnightsRenderer:
     game = "knights"
     title = "Siege (1966)"
-    sides: tuple[str, ...] = SIDE_LABELS
     panel_label = "My moves"
     marks_new_cards = False
     panel_pictures = True
@@ -99,11 +99,9 @@ class KnightsRenderer:
 
     # -- embeds ----------------------------------------------------------------------------------
 
-    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> Sheet:
         over = view["result"] is not None
-        embed = discord.Embed(
-            title=f"⚔️ {self.title}", colour=OVER_COLOUR if over else PLAYING_COLOUR
-        )
+        embed = Sheet(title=f"⚔️ {self.title}", colour=OVER_COLOUR if over else PLAYING_COLOUR)
         lines = [*self._status_lines(view, names), ""]
         turn = self._turn_line(view, names)
         if turn:
@@ -121,11 +119,9 @@ class KnightsRenderer:
         names: list[str],
         since: Sequence[str] = (),
         new_cards: Sequence[str] = (),
-    ) -> discord.Embed:
+    ) -> Sheet:
         seat = view["seat"]
-        embed = discord.Embed(
-            title=f"{SIDE_ICONS[seat]} Your moves — {self.title}", colour=PLAYING_COLOUR
-        )
+        embed = Sheet(title=f"{SIDE_ICONS[seat]} Your moves — {self.title}", colour=PLAYING_COLOUR)
         lines = []
         if since:
             lines += ["**Since your last turn**", since_block(since), ""]
@@ -208,10 +204,10 @@ class KnightsRenderer:
         for index, action in enumerate(legal):
             if action["type"] == "place_commander":
                 label = f"Place the Commander on {action['square']}"
-                controls.append(ActionButton(label, index, discord.ButtonStyle.primary, "👑"))
+                controls.append(ActionButton(label, index, Style.PRIMARY, "👑"))
             elif action["type"] == "pass":
                 label = "Pass (no legal move)"
-                controls.append(ActionButton(label, index, discord.ButtonStyle.primary))
+                controls.append(ActionButton(label, index, Style.PRIMARY))
         return controls
 
     def panel_controls(
@@ -357,7 +353,10 @@ def board_alt(
     squares = list(marked)
     if piece is not None and squares:
         name = PIECE_NAMES[pieces[piece]]
-        parts.append(f"Ringed: where the {name} on {piece} can go: {', '.join(squares)}.")
+        parts.append(
+            f"Marked (a dot on an empty square, a ring round a piece it can take): where the "
+            f"{name} on {piece} can go: {', '.join(squares)}."
+        )
     text = " ".join(parts)
     return fit_alt(text)
 

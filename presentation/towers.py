@@ -6,7 +6,7 @@ Which buttons appear comes from the engine's legal list; the amounts on them com
 summary (``to_call``, ``bet_size``, ``round_bets``, ``next_flip_cost``). The words for the best
 hand come from :func:`engine.poker_hands.describe` of the five cards the view's ``best`` names.
 
-The table is a picture (:mod:`cogs.render.towers_table`) with the same facts as text in the embed
+The table is a picture (:mod:`presentation.towers_table`) with the same facts as text in the embed
 (for screen readers and when images fail). Private cards appear only on their owner's panel, and
 on the table once a show makes them public (the view's ``shows``).
 """
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import discord
-
-from cogs.render.base import (
+from engine.poker_hands import describe, hand_value
+from engine.rules import Action, Event, Result
+from presentation.base import (
     OVER_COLOUR,
     PLAYING_COLOUR,
     ActionButton,
@@ -26,16 +26,16 @@ from cogs.render.base import (
     ActionSelect,
     BackButton,
     Control,
+    Sheet,
     StageChoice,
     StageSelect,
+    Style,
     View,
     fit_alt,
     ply_turn,
     since_block,
 )
-from cogs.render.towers_table import SUIT_SYMBOLS, render_table, seat_status
-from engine.poker_hands import describe, hand_value
-from engine.rules import Action, Event, Result
+from presentation.towers_table import SUIT_SYMBOLS, render_table, seat_status
 
 RANK_WORDS = {
     "2": ("two", "twos"),
@@ -97,31 +97,38 @@ def _and(words: Sequence[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def hand_words(hand: Sequence[str], tower: Sequence[str]) -> str:
-    """The best hand in words: ``Two pair, kings and sevens, with the tower 7♣``."""
-    cat, ranks = describe(hand_value([*hand, *tower]))
+def hand_name(cards: Sequence[str]) -> str:
+    """The best hand of ``cards`` named as a player says it: ``Pair of jacks``, ``Two pair,
+    kings and sevens``, ``Flush, ace high``.
+
+    >>> hand_name(["JS", "JH", "2C", "5D", "9S"]), hand_name(["KS", "KH", "7C", "7D", "2S"])
+    ('Pair of jacks', 'Two pair, kings and sevens')
+    """
+    cat, ranks = describe(hand_value(list(cards)))
     one = [RANK_WORDS[r][0] for r in ranks]
     many = [RANK_WORDS[r][1] for r in ranks]
     if cat == "pair":
-        text = f"Pair of {many[0]}"
-    elif cat == "two_pair":
-        text = f"Two pair, {many[0]} and {many[1]}"
-    elif cat == "full_house":
-        text = f"Full house, {many[0]} over {many[1]}"
-    elif cat in ("three_of_a_kind", "four_of_a_kind", "five_of_a_kind"):
-        text = f"{CATEGORY_WORDS[cat]}, {many[0]}"
-    elif cat == "high_card":
-        text = f"High card, {one[0]}"
-    else:
-        text = f"{CATEGORY_WORDS[cat]}, {one[0]} high"
+        return f"Pair of {many[0]}"
+    if cat == "two_pair":
+        return f"Two pair, {many[0]} and {many[1]}"
+    if cat == "full_house":
+        return f"Full house, {many[0]} over {many[1]}"
+    if cat in ("three_of_a_kind", "four_of_a_kind", "five_of_a_kind"):
+        return f"{CATEGORY_WORDS[cat]}, {many[0]}"
+    if cat == "high_card":
+        return f"High card, {one[0]}"
+    return f"{CATEGORY_WORDS[cat]}, {one[0]} high"
+
+
+def hand_words(hand: Sequence[str], tower: Sequence[str]) -> str:
+    """The best hand in words: ``Two pair, kings and sevens, with the tower 7♣``."""
     noun = "the tower" if len(tower) == 1 else "the towers"
-    return f"{text}, with {noun} {_and([pretty(c) for c in tower])}"
+    return f"{hand_name([*hand, *tower])}, with {noun} {_and([pretty(c) for c in tower])}"
 
 
 class TowersRenderer:
     game = "towers"
     title = "Siege tower poker"
-    sides: tuple[str, ...] = ()
     panel_label = "My hand"
     marks_new_cards = False
     panel_pictures = False
@@ -244,7 +251,7 @@ class TowersRenderer:
                 tower = show["tower"][seat] or []
                 line = f"{names[seat]}: {cards_text(hand)} + {cards_text(tower)}"
                 if categories and categories[seat]:
-                    line += f" — {CATEGORY_WORDS[categories[seat]]}"
+                    line += f" — {hand_name([*hand, *tower])}"
                 lines.append(line)
         return lines
 
@@ -262,14 +269,14 @@ class TowersRenderer:
             return f"{names[seat]} may buy the next flip for **{summary['next_flip_cost']}**."
         return f"{names[seat]} chooses cards to swap for a tower joker."
 
-    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> Sheet:
         summary = view["summary"]
         over = view["result"] is not None
         description = self._status_line(summary)
         prompt = self._prompt(view, names)
         if prompt:
             description += f"\n{prompt}"
-        embed = discord.Embed(
+        embed = Sheet(
             title=self.title,
             description=description,
             colour=OVER_COLOUR if over else PLAYING_COLOUR,
@@ -288,7 +295,7 @@ class TowersRenderer:
         names: list[str],
         since: Sequence[str] = (),
         new_cards: Sequence[str] = (),
-    ) -> discord.Embed:
+    ) -> Sheet:
         summary = view["summary"]
         seat = view["seat"]
         hand = view.get("hand") or []
@@ -311,7 +318,7 @@ class TowersRenderer:
         )
         if view["to_act"] == seat:
             lines.append(self._your_turn(summary))
-        embed = discord.Embed(
+        embed = Sheet(
             title=f"Your hand — {self.title}",
             description="\n".join(lines),
             colour=OVER_COLOUR if view["result"] is not None else PLAYING_COLOUR,
@@ -358,13 +365,13 @@ class TowersRenderer:
         summary = view["summary"]
         seat = view["to_act"]
         styles = {
-            "check": discord.ButtonStyle.primary,
-            "call": discord.ButtonStyle.primary,
-            "bet": discord.ButtonStyle.success,
-            "raise": discord.ButtonStyle.success,
-            "fold": discord.ButtonStyle.secondary,
-            "buy_flip": discord.ButtonStyle.success,
-            "decline_flip": discord.ButtonStyle.secondary,
+            "check": Style.PRIMARY,
+            "call": Style.PRIMARY,
+            "bet": Style.SUCCESS,
+            "raise": Style.SUCCESS,
+            "fold": Style.SECONDARY,
+            "buy_flip": Style.SUCCESS,
+            "decline_flip": Style.SECONDARY,
         }
         controls: list[Control] = []
         for i, action in enumerate(legal):
@@ -393,11 +400,11 @@ class TowersRenderer:
         if stage == LEAVE_STAGE:
             index = next(i for i, a in enumerate(legal) if a["type"] == "leave")
             label = f"Leave for good (keep {summary['chips'][seat]} chips)"
-            return [ActionButton(label, index, discord.ButtonStyle.danger), BackButton()]
+            return [ActionButton(label, index, Style.DANGER), BackButton()]
         if stage == FOLD_STAGE and self._fold_needs_asking(legal):
             index = next(i for i, a in enumerate(legal) if a["type"] == "fold")
             return [
-                ActionButton("Fold anyway", index, discord.ButtonStyle.secondary),
+                ActionButton("Fold anyway", index, Style.SECONDARY),
                 BackButton("Back (check instead)"),
             ]
         confirm_fold = self._fold_needs_asking(legal)

@@ -4,7 +4,7 @@ Reads only engine views (``engine.kurth.Kurth.view``), the engine's legal list a
 solo player hides nothing, so every legal choice is a button on the table itself (the panel
 offers the same ones beside the three cards in full). Labels name what the engine lists, with
 the cost printed on the card (mana for spells, spirit for special actions); names, costs and
-effects come from the engine's tables, the picture from :mod:`cogs.render.kurth_board`.
+effects come from the engine's tables, the picture from :mod:`presentation.kurth_board`.
 """
 
 from __future__ import annotations
@@ -12,20 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import discord
-
-from cogs.render.base import (
-    OVER_COLOUR,
-    PLAYING_COLOUR,
-    ActionButton,
-    ActionChoice,
-    ActionSelect,
-    Control,
-    View,
-    fit_alt,
-    since_block,
-)
-from cogs.render.kurth_board import ROMAN, location_line, render_city_png
 from engine.kurth import (
     LOCATION_CARDS,
     LOCATION_NAMES,
@@ -40,11 +26,25 @@ from engine.kurth import (
     spirit_loss,
 )
 from engine.rules import Action, Event, Result
+from presentation.base import (
+    OVER_COLOUR,
+    PLAYING_COLOUR,
+    ActionButton,
+    ActionChoice,
+    ActionSelect,
+    Control,
+    Sheet,
+    Style,
+    View,
+    fit_alt,
+    since_block,
+)
+from presentation.kurth_board import ROMAN, location_line, render_city_png
 
 ROUNDS = TURNS // TURNS_PER_ROUND
 DIFFICULTY_LABELS = {"easy": "Easy", "normal": "Normal", "advanced": "Advanced"}
 KURTH_COLOUR = PLAYING_COLOUR
-LOST_COLOUR = discord.Colour(0xB4451F)
+LOST_COLOUR = 0xB4451F
 
 
 def _place(key: str) -> str:
@@ -90,7 +90,6 @@ def _outcome(event: Mapping[str, Any]) -> str:
 class KurthRenderer:
     game = "kurth"
     title = "Siege at Kurth"
-    sides: tuple[str, ...] = ()
     panel_label = "My cards"
     marks_new_cards = False
     panel_pictures = False
@@ -140,10 +139,10 @@ class KurthRenderer:
 
     # -- embeds ----------------------------------------------------------------------------------
 
-    def table_embed(self, view: View, names: list[str], recent: list[str]) -> discord.Embed:
+    def table_embed(self, view: View, names: list[str], recent: list[str]) -> Sheet:
         summary = view["summary"]
         result = view["result"]
-        embed = discord.Embed(title=self._title(summary), colour=self._colour(result))
+        embed = Sheet(title=self._title(summary), colour=self._colour(result))
         lines = [*self._status_lines(summary), ""]
         if result is None:
             lines += [self._prompt(summary, names[0]), ""]
@@ -173,11 +172,9 @@ class KurthRenderer:
         names: list[str],
         since: Sequence[str] = (),
         new_cards: Sequence[str] = (),
-    ) -> discord.Embed:
+    ) -> Sheet:
         summary = view["summary"]
-        embed = discord.Embed(
-            title=f"🃏 Your cards — {self.title}", colour=self._colour(view["result"])
-        )
+        embed = Sheet(title=f"🃏 Your cards — {self.title}", colour=self._colour(view["result"]))
         opening = ["**Since your last turn**", since_block(since), ""] if since else []
         embed.description = "\n".join([*opening, *self._status_lines(summary)])
         for n, card in enumerate(view["hand"], start=1):
@@ -197,7 +194,7 @@ class KurthRenderer:
         return f"🏰 {self.title} — {difficulty}"
 
     @staticmethod
-    def _colour(result: Any) -> discord.Colour:
+    def _colour(result: Any) -> int:
         if result is None:
             return KURTH_COLOUR
         return OVER_COLOUR if result["winners"] else LOST_COLOUR
@@ -245,10 +242,10 @@ class KurthRenderer:
                 walk = f"{SPECIALS[special].name}: {SPECIALS[special].effect}"
                 if special == "hold_fast":
                     passage = ""
-                return f"{head}**move** — {walk}{passage}. Every destination has a button."
+                return f"{head}**move** — {walk}{passage}. Every destination is a choice below."
             return (
                 f"{head}**move** 1 to 3 locations clockwise{passage}. Every destination you can "
-                "reach has a button; special actions and spells first, if you like."
+                "reach is a choice below; special actions and spells first, if you like."
             )
         if phase == "attack":
             m = summary["markers"][summary["location"]]
@@ -371,17 +368,17 @@ class KurthRenderer:
                 to = action["to"]
                 verb = "Stay at" if to == summary["location"] else "Move to"
                 label = f"{verb} {LOCATION_NAMES[to]} ({_markers(summary['markers'][to])})"
-                moves.append(ActionButton(label, index, discord.ButtonStyle.primary))
+                moves.append(ActionButton(label, index, Style.PRIMARY))
             elif kind == "attack":
                 m = summary["markers"][summary["location"]]
                 label = (
                     f"Attack {_markers(m)} — strength {summary['strength']} "
                     f"(beaten: −{spirit_loss(m)} spirit)"
                 )
-                main.append(ActionButton(label, index, discord.ButtonStyle.primary, "⚔️"))
+                main.append(ActionButton(label, index, Style.PRIMARY, "⚔️"))
             elif kind == "end_turn":
                 label = "End turn" if summary["turn"] < TURNS else f"End turn {TURNS} (the last)"
-                main.append(ActionButton(label, index, discord.ButtonStyle.success))
+                main.append(ActionButton(label, index, Style.SUCCESS))
             elif kind == "special":
                 name = action["name"]
                 label = f"{SPECIALS[name].name} — {_special_cost(name)}"

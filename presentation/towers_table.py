@@ -21,8 +21,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from cogs.render import png
-from cogs.render.knights_board import draw_text, load_font
+from presentation import png
+from presentation.knights_board import draw_text, load_font
 
 RGB = tuple[int, int, int]
 

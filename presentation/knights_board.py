@@ -17,10 +17,10 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from cogs.render import png
 from engine.knights import COLUMNS, CROWNS, board_rows, square_kind
+from presentation import png
 
-FONT_DIR = Path(__file__).resolve().parents[2] / "assets" / "fonts"
+FONT_DIR = Path(__file__).resolve().parents[1] / "assets" / "fonts"
 FONT_PATH = FONT_DIR / "DejaVuSans.ttf"
 FONT_BOLD_PATH = FONT_DIR / "DejaVuSans-Bold.ttf"
 
