@@ -51,6 +51,7 @@ from cogs.clockwork import Clockwork
 from cogs.components import DYNAMIC_ITEMS
 from cogs.computer import Computers
 from cogs.daily import Daily
+from cogs.deadline import Deadline
 from cogs.hall import Hall
 from cogs.metrics import Metrics
 from cogs.offers import OFFER_ITEMS
@@ -141,6 +142,8 @@ class Settings(BaseSettings):
     metrics_host: str = Field(default="127.0.0.1", validation_alias="METRICS_HOST")
     #: Processes that draw the table pictures (0: a thread of the bot's own process).
     picture_processes: int = Field(default=1, ge=0, le=16, validation_alias="PICTURE_PROCESSES")
+    #: Seconds after a click or command is made by which it is answered or deferred.
+    answer_budget: float = Field(default=1.5, gt=0, le=2.5, validation_alias="ANSWER_BUDGET")
     #: Discord shards in all, and those this process serves (``0,1``, ``0-3``; default: all).
     #: Both unset: one process, one gateway connection, every server.
     shard_count: PositiveInt | None = Field(default=None, validation_alias="SHARD_COUNT")
@@ -396,7 +399,12 @@ class SiegeBot(commands.Bot):
             self._preparing = True
             if self._owns_store:
                 self.store = await open_store(self.settings.database, self.clock)
-            self.hall = Hall(self, self.store, picture_processes=self.settings.picture_processes)
+            self.hall = Hall(
+                self,
+                self.store,
+                picture_processes=self.settings.picture_processes,
+                deadline=Deadline(self.settings.answer_budget),
+            )
             self.hall.pictures.start()
             self.boards = Boards(self.hall, self.store, self.clock)
             self.daily = Daily(self.hall, self.boards, self.store, self.clock)
@@ -535,15 +543,17 @@ class SiegeBot(commands.Bot):
 
     async def on_ready(self) -> None:
         shards = self.served_shards
+        warming = self.hall.pictures.warming_note()
         if shards is None:
-            log.info("ready as %s in %s servers", self.user, len(self.guilds))
+            log.info("ready as %s in %s servers%s", self.user, len(self.guilds), warming)
         else:
             log.info(
-                "ready as %s in %s servers on shards %s of %s",
+                "ready as %s in %s servers on shards %s of %s%s",
                 self.user,
                 len(self.guilds),
                 ",".join(str(shard) for shard in shards.ids),
                 shards.count,
+                warming,
             )
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from cogs.components import LobbyButton, TableButton, layout
+from cogs.deadline import Deadline
 from cogs.delivery import Delivery, fingerprint
 from cogs.pictures import Pictures
 from cogs.render import get_renderer
@@ -160,9 +161,18 @@ def jump_url(table: TableRecord) -> str | None:
 
 
 class Hall:
-    def __init__(self, client: discord.Client, store: Store, *, picture_processes: int = 0) -> None:
+    def __init__(
+        self,
+        client: discord.Client,
+        store: Store,
+        *,
+        picture_processes: int = 0,
+        deadline: Deadline | None = None,
+    ) -> None:
         self.client = client
         self.store = store
+        #: Every guarded flow answered or deferred within its budget.
+        self.deadline = deadline or Deadline()
         #: What each message shows and which interactions reach it (fewer requests per move).
         self.delivery = Delivery()
         #: Pictures drawn in worker processes (or a thread), kept by what they show.
@@ -215,12 +225,19 @@ class Hall:
     # -- the one error path ------------------------------------------------------------------
 
     async def guarded(
-        self, interaction: discord.Interaction[Any], flow: Callable[[], Awaitable[None]]
+        self,
+        interaction: discord.Interaction[Any],
+        flow: Callable[[], Awaitable[None]],
+        *,
+        private: bool = False,
     ) -> None:
         """Run a flow: refusals (rule or table) become polite ephemeral replies; anything else
-        is logged with its traceback and the user gets a one-line apology."""
+        is logged with its traceback and the user gets a one-line apology. A flow too slow to
+        answer in time is deferred meanwhile (see :mod:`cogs.deadline`; ``private``: a command
+        whose answer is ephemeral)."""
         try:
-            await flow()
+            async with self.deadline.guard(interaction, private=private):
+                await flow()
         except (RuleError, TableError) as exc:
             await self.refuse(interaction, str(exc))
         except Exception:

@@ -287,7 +287,7 @@ class Siege(commands.Cog):
         async def flow() -> None:
             await interaction.response.send_message(embed=help_embed(), ephemeral=True)
 
-        await self.hall.guarded(interaction, flow)
+        await self.hall.guarded(interaction, flow, private=True)
 
     @siege.command(name="rules", description="How a game plays on Discord, then its rules.")
     @app_commands.describe(game="The game whose rules to show", show="Post them for the channel")
@@ -327,11 +327,15 @@ class Siege(commands.Cog):
 
     @dm.command(name="on", description="Send my hands and panels to my DMs.")
     async def dm_on(self, interaction: discord.Interaction[Any]) -> None:
-        await self.hall.guarded(interaction, lambda: self.hall.set_dms(interaction, True))
+        await self.hall.guarded(
+            interaction, lambda: self.hall.set_dms(interaction, True), private=True
+        )
 
     @dm.command(name="off", description="Stop DMs; open your panel from the table's button.")
     async def dm_off(self, interaction: discord.Interaction[Any]) -> None:
-        await self.hall.guarded(interaction, lambda: self.hall.set_dms(interaction, False))
+        await self.hall.guarded(
+            interaction, lambda: self.hall.set_dms(interaction, False), private=True
+        )
 
     @property
     def boards(self) -> Any:
@@ -373,7 +377,7 @@ class Siege(commands.Cog):
                 ephemeral=True,
             )
 
-        await self.hall.guarded(interaction, flow)
+        await self.hall.guarded(interaction, flow, private=True)
 
     @siege.command(name="vacation", description="Pause your daily clocks for a few days.")
     @app_commands.describe(days="Days off (14 a month at most)")
@@ -389,7 +393,7 @@ class Siege(commands.Cog):
                 ephemeral=True,
             )
 
-        await self.hall.guarded(interaction, flow)
+        await self.hall.guarded(interaction, flow, private=True)
 
     @siege.command(name="turns", description="Every game, in every server, waiting for you.")
     async def turns(self, interaction: discord.Interaction[Any]) -> None:
@@ -397,7 +401,7 @@ class Siege(commands.Cog):
             embed = await self.bot.clockwork.turns(interaction.user.id)
             await interaction.response.send_message(embed=embed, ephemeral=True)
 
-        await self.hall.guarded(interaction, flow)
+        await self.hall.guarded(interaction, flow, private=True)
 
     @siege.command(name="leaderboard", description="The server's best players of a game.")
     @app_commands.describe(
@@ -476,7 +480,7 @@ class Siege(commands.Cog):
                 ephemeral=True,
             )
 
-        await self.hall.guarded(interaction, flow)
+        await self.hall.guarded(interaction, flow, private=True)
 
     @daily.command(name="start", description="Play today's Siege at Kurth challenge here.")
     @app_commands.describe(difficulty="How many overrun locations lose (default: normal)")
