@@ -86,6 +86,7 @@ VARIABLES = {
     "metrics_port": "METRICS_PORT",
     "metrics_host": "METRICS_HOST",
     "picture_processes": "PICTURE_PROCESSES",
+    "answer_budget": "ANSWER_BUDGET",
     "shard_count": "SHARD_COUNT",
     "shard_ids": "SHARD_IDS",
 }
@@ -96,6 +97,7 @@ _EXPECTED = {
     "SYNC_COMMANDS": "must be auto or force",
     "METRICS_PORT": "must be a port number from 1 to 65535, or left empty",
     "PICTURE_PROCESSES": "must be how many processes draw pictures, 0 (threads) to 16",
+    "ANSWER_BUDGET": "must be seconds, more than 0 and at most 2.5 (Discord waits 3)",
     "SHARD_COUNT": "must be how many shards there are in all (a whole number, 1 or more)",
     "SHARD_IDS": "must be shard numbers such as 0,1 or 0-3",
 }
@@ -310,6 +312,8 @@ Sleep = Callable[[float], Awaitable[object]]
 UNREACHABLE = (OSError, aiohttp.ClientError, asyncio.TimeoutError, discord.DiscordServerError)
 FIRST_RETRY_DELAY = 1.0
 MAX_RETRY_DELAY = 60.0
+#: Seconds a closing bot gives the redraws its last moves queued (the table, the panels).
+REDRAWS_AT_CLOSE = 5.0
 
 
 def retry_delays(first: float = FIRST_RETRY_DELAY, cap: float = MAX_RETRY_DELAY) -> Iterator[float]:
@@ -532,6 +536,9 @@ class SiegeBot(commands.Bot):
             await self.metrics.close()
         hall = getattr(self, "hall", None)
         if hall is not None:
+            with contextlib.suppress(TimeoutError):  # what the last moves left to show
+                await asyncio.wait_for(hall.redraws.idle(), REDRAWS_AT_CLOSE)
+            await hall.redraws.close()
             log.info("closing: %s", hall.summary())
             hall.pictures.close()
         if self._retry_wait is not None and self._retry_wait is not asyncio.current_task():

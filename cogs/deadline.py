@@ -116,9 +116,10 @@ class DeadlineResponse(InteractionResponse[Any]):
         async with self._lock:
             self._claim()
             if self._deferred:
+                self._done(count=False)
                 return None  # already acknowledged: what follows goes through the webhook
             response = await super().defer(ephemeral=ephemeral, thinking=thinking)
-            self._counts["answered"] += 1
+            self._done()
             return response
 
     async def send_message(
@@ -132,34 +133,42 @@ class DeadlineResponse(InteractionResponse[Any]):
             self._claim()
             if not self._deferred:
                 sent = await super().send_message(content, ephemeral=ephemeral, **kwargs)
-                self._counts["answered"] += 1
+                self._done()
                 return sent
-            return await self._send_late(content, ephemeral, kwargs)
+            late = await self._send_late(content, ephemeral, kwargs)
+            self._done(count=False)
+            return late
 
     async def edit_message(self, **kwargs: Any) -> InteractionCallbackResponse[Any] | None:
         async with self._lock:
             self._claim()
             if not self._deferred:
                 edited = await super().edit_message(**kwargs)
-                self._counts["answered"] += 1
+                self._done()
                 return edited
             kwargs.pop("delete_after", None)
             kwargs.pop("suppress_embeds", None)
             # Deferred as an update: the original response is the clicked message.
             await self._parent.edit_original_response(**kwargs)
+            self._done(count=False)
             return None
 
     async def send_modal(self, modal: discord.ui.Modal, /) -> InteractionCallbackResponse[Any]:
         async with self._lock:
             self._claim()
             opened = await super().send_modal(modal)  # InteractionResponded if deferred
-            self._counts["answered"] += 1
+            self._done()
             return opened
 
     def _claim(self) -> None:
         if self._answered:
             raise discord.InteractionResponded(self._parent)
+
+    def _done(self, *, count: bool = True) -> None:
+        """The flow's answer went through (a failed one leaves it free to answer again)."""
         self._answered = True
+        if count:
+            self._counts["answered"] += 1
 
     async def _send_late(
         self, content: Any | None, ephemeral: bool, kwargs: dict[str, Any]

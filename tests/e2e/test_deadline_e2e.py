@@ -214,3 +214,41 @@ async def test_a_click_while_the_picture_processes_warm_up_is_answered_at_once(
     await w.alice.click(w.table_message(table), _draw_label(table.running_state()))
     await w.fake.settle()
     assert pictures.in_threads == in_threads and pictures.drawn > in_threads
+
+
+async def test_answers_go_ahead_of_redraws_and_a_tables_redraws_merge(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w = world
+    table, _ = await open_game(w, dealer=DEALER_BOB)
+    hall = w.running.hall
+    held = Held()
+    monkeypatch.setattr(hall, "refresh_panels", held.wrap(hall.refresh_panels))
+    users = {u.id: u for u in (w.alice, w.bob)}
+    answers = []
+    for _ in range(3):
+        # Each move is answered at once, though the redraw of the first is still held.
+        now = await w.table_by_id(table.id)
+        mover = users[now.seats[now.running_state()["to_act"]]]
+        handle = await mover.click(
+            w.table_message(now), _draw_label(now.running_state()), settle_first=False
+        )
+        answers.append(handle.response_type)
+        await held.entered.wait()
+    assert answers == [UPDATE_MESSAGE] * 3
+    for _ in range(1000):  # the last flow queues its redraw just after its answer
+        if hall.redraws.merged:
+            break
+        await asyncio.sleep(0.005)
+    assert held.calls == 1 and hall.redraws.waiting == 1 and hall.redraws.merged == 1
+    held.release()
+    await w.fake.settle()
+    assert held.calls == 2  # the second and third moves were redrawn as one
+    moved = await w.table_by_id(table.id)
+    assert moved.ply == table.ply + 3
+    panels = {
+        user: [m for m in user.dms() if f"Table #{table.id}" in m.text()] for user in users.values()
+    }
+    assert all(len(mine) == 1 for mine in panels.values())  # one panel each
+    (panel,) = panels[users[moved.seats[moved.running_state()["to_act"]]]]
+    assert _draw_label(moved.running_state()) in [b.label for b in panel.buttons()]

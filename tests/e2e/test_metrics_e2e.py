@@ -52,6 +52,7 @@ async def start_with_metrics(w: World, port: int) -> siege_bot.SiegeBot:
     client = siege_bot.create_bot(settings(w, port), guild_ready_timeout=0.05, clock=w.clock)
     w.bots.append(client)
     await start_client(client)
+    w.fake.busy_while(lambda: client.hall.redraws.busy)
     w.bot = client
     return client
 
