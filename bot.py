@@ -450,6 +450,7 @@ class SiegeBot(commands.Bot):
         """Measure moves, the sweeper and the open tables, and serve them on ``METRICS_PORT``.
         A port that cannot be listened on is a :class:`SettingsError`."""
         self.hall.metrics = metrics
+        self.hall.deadline.observer = metrics.first_answer
         self.clockwork.metrics = metrics
         metrics.count_open_tables = self.store.count_open_tables
         port, host = self.settings.metrics_port, self.settings.metrics_host

@@ -51,21 +51,21 @@ class DeadlineResponse(InteractionResponse[Any]):
     ``send_message`` and ``edit_message`` are carried out through the interaction's webhook
     and :meth:`is_done` still tells the flow whether *it* has answered."""
 
-    __slots__ = ("_answered", "_counts", "_deferred", "_lock", "_private")
+    __slots__ = ("_answered", "_counted", "_deferred", "_lock", "_private")
 
     def __init__(
-        self, parent: discord.Interaction[Any], *, private: bool, counts: Counter[str]
+        self, parent: discord.Interaction[Any], *, private: bool, counted: Callable[[str], None]
     ) -> None:
         super().__init__(parent)
         self._lock = asyncio.Lock()
         self._deferred = False  # the guard sent a deferred response
         self._answered = False  # the flow answered (or deferred itself)
         self._private = private
-        self._counts = counts  # first answers: "answered" by the flow, or "deferred"
+        self._counted = counted  # told of the first answer: "answered" (the flow's), "deferred"
 
     @classmethod
     def install(
-        cls, interaction: discord.Interaction[Any], *, private: bool, counts: Counter[str]
+        cls, interaction: discord.Interaction[Any], *, private: bool, counted: Callable[[str], None]
     ) -> DeadlineResponse:
         """Put a guarded response in place of ``interaction.response`` (once: a nested guard
         gets the one already there)."""
@@ -74,7 +74,7 @@ class DeadlineResponse(InteractionResponse[Any]):
             return current
         if current.is_done():
             raise RuntimeError("the interaction was answered before its flow was guarded")
-        response = cls(interaction, private=private, counts=counts)
+        response = cls(interaction, private=private, counted=counted)
         # discord.py keeps the response in this slot (a cached property); nothing else can
         # make every ``interaction.response`` of the flow this one.
         interaction._cs_response = response  # type: ignore[attr-defined]
@@ -105,7 +105,7 @@ class DeadlineResponse(InteractionResponse[Any]):
             command = parent.type is discord.InteractionType.application_command
             await super().defer(ephemeral=self._private and command)
             self._deferred = True
-            self._counts["deferred"] += 1
+            self._counted("deferred")
             return True
 
     # -- the flow's answers -------------------------------------------------------------------
@@ -168,7 +168,7 @@ class DeadlineResponse(InteractionResponse[Any]):
         """The flow's answer went through (a failed one leaves it free to answer again)."""
         self._answered = True
         if count:
-            self._counts["answered"] += 1
+            self._counted("answered")
 
     async def _send_late(
         self, content: Any | None, ephemeral: bool, kwargs: dict[str, Any]
@@ -229,6 +229,14 @@ class Deadline:
         self._deferring: set[asyncio.Task[bool]] = set()
         #: First answers: by the flow itself ("answered") or by the guard ("deferred").
         self.counts: Counter[str] = Counter()
+        #: Also told of each first answer (the metrics, when they are on).
+        self.observer: Callable[[str], None] | None = None
+
+    def counted(self, how: str) -> None:
+        """An interaction had its first answer: ``"answered"`` by its flow, or ``"deferred"``."""
+        self.counts[how] += 1
+        if self.observer is not None:
+            self.observer(how)
 
     def due(self, interaction: discord.Interaction[Any], started: float) -> float:
         """When ``interaction`` must have a first answer by (time of day, seconds)."""
@@ -243,7 +251,7 @@ class Deadline:
         if isinstance(interaction.response, DeadlineResponse):  # a flow inside a flow
             yield interaction.response
             return
-        response = DeadlineResponse.install(interaction, private=private, counts=self.counts)
+        response = DeadlineResponse.install(interaction, private=private, counted=self.counted)
         now = self.clock()
         due = self.due(interaction, now)
         self._pending[interaction.id] = (due, response)
