@@ -252,3 +252,32 @@ async def test_answers_go_ahead_of_redraws_and_a_tables_redraws_merge(
     assert all(len(mine) == 1 for mine in panels.values())  # one panel each
     (panel,) = panels[users[moved.seats[moved.running_state()["to_act"]]]]
     assert _draw_label(moved.running_state()) in [b.label for b in panel.buttons()]
+
+
+async def test_a_slow_rematch_click_keeps_the_offer_it_posted(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w = world
+    table, message = await open_game(w, dealer=DEALER_BOB)
+    await w.alice.click(message, "Resign")
+    await w.fake.settle()
+    confirm = [m for m in w.alice.view(w.channel) if "Resign this game?" in m.text()][-1]
+    await w.alice.click(confirm, "Yes, resign")
+    await w.fake.settle()
+    over = await w.table_by_id(table.id)
+    held = Held()
+    store = w.running.store
+    monkeypatch.setattr(store, "offer_rematch", held.wrap(store.offer_rematch))
+    asked = await past_the_budget(w, held, w.alice.click(w.table_message(over), "Rematch"))
+    assert asked.response_type == DEFERRED_UPDATE_MESSAGE
+    (offer,) = asked.followups  # the offer, posted once the answer was ready
+    assert not offer.ephemeral and "every player has accepted" in offer.text()
+    assert "Rematch" in [b.label for b in w.table_message(over).buttons()]  # table untouched
+    # Bob says yes with Rematch too: the game starts and the offer's message (not the table's)
+    # is closed.
+    await w.bob.click(w.table_message(over), "Rematch")
+    await w.fake.settle()
+    rematch = await w.table()
+    assert rematch.status == "running" and rematch.rematch_of == table.id
+    assert "Everyone accepted" in w.fake.latest(offer).text()
+    assert "Everyone accepted" not in w.fake.latest(message).text()
