@@ -124,6 +124,7 @@ class Table:
     message_id: int = 0
     ply: int = 0
     unanswered: int = 0
+    stalled: int = 0  # no move offered for 30 s: the table never showed the position
     waits: list[float] = field(default_factory=list)
 
 
@@ -228,7 +229,7 @@ async def play(
                     shown and shown.text()[:300],
                     file=sys.stderr,
                 )
-                table.unanswered += 1
+                table.stalled += 1
                 return
             # The preferred message first; some moves (laying a card) only the panel offers.
             panels = [
@@ -329,6 +330,7 @@ class Result:
     limited_per_move: float
     rss_mb: float
     unanswered: int = 0
+    stalled: int = 0  # tables that stopped: their next position was not shown within 30 s
     slow_callbacks: int | None = None
     slowest_ms: float | None = None
     slow_outside: int | None = None  # slow callbacks outside the moves (start-up, opening)
@@ -505,6 +507,7 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         limited_per_move=limited / total,
         rss_mb=rss,
         unanswered=sum(t.unanswered for t in rows),
+        stalled=sum(t.stalled for t in rows),
         slow_callbacks=None if slow is None else len(slow),
         slowest_ms=None if not slow else max(slow) * 1000,
         slow_outside=None if slow is None else len(slow_outside),
@@ -543,6 +546,11 @@ def show(result: Result) -> None:
         f"move {result.exempt_per_move:.2f} "
         f"exempt + {result.limited_per_move:.2f} rate-limited; bot RSS {result.rss_mb:.0f} MB"
         + (f"; {result.unanswered} clicks NOT answered within 3 s" if result.unanswered else "")
+        + (
+            f"; {result.stalled} tables STALLED (their next position not shown within 30 s)"
+            if result.stalled
+            else ""
+        )
     )
     print(
         f"  interactions (from start-up): {result.interactions}, first answered within 3 s "
