@@ -1,11 +1,12 @@
 # Two entry points, both used by README.md:
 #   make run   - create .venv, install Siege Hall, start the bot
 #   make test  - create/update .venv with dev extras, then ruff, mypy and pytest
+#   make test-busy RUNS=3 - the suite with every core busy beside it, RUNS times
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test install install-dev lint typecheck pytest e2e clean
+.PHONY: run test test-busy install install-dev lint typecheck pytest e2e clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +41,11 @@ e2e: install-dev
 	$(BIN)/python -m pytest -m e2e
 
 test: lint typecheck pytest
+
+# The suite with every core kept busy beside it (not part of `make test`; see tests/busy.py).
+RUNS ?= 1
+test-busy: install-dev
+	$(BIN)/python -m tests.busy --runs $(RUNS)
 
 clean:
 	rm -rf $(VENV)

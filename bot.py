@@ -51,6 +51,7 @@ from cogs.clockwork import Clockwork
 from cogs.components import DYNAMIC_ITEMS
 from cogs.computer import Computers
 from cogs.daily import Daily
+from cogs.deadline import Deadline
 from cogs.hall import Hall
 from cogs.metrics import Metrics
 from cogs.offers import OFFER_ITEMS
@@ -85,6 +86,7 @@ VARIABLES = {
     "metrics_port": "METRICS_PORT",
     "metrics_host": "METRICS_HOST",
     "picture_processes": "PICTURE_PROCESSES",
+    "answer_budget": "ANSWER_BUDGET",
     "shard_count": "SHARD_COUNT",
     "shard_ids": "SHARD_IDS",
 }
@@ -95,6 +97,7 @@ _EXPECTED = {
     "SYNC_COMMANDS": "must be auto or force",
     "METRICS_PORT": "must be a port number from 1 to 65535, or left empty",
     "PICTURE_PROCESSES": "must be how many processes draw pictures, 0 (threads) to 16",
+    "ANSWER_BUDGET": "must be seconds, more than 0 and at most 2.5 (Discord waits 3)",
     "SHARD_COUNT": "must be how many shards there are in all (a whole number, 1 or more)",
     "SHARD_IDS": "must be shard numbers such as 0,1 or 0-3",
 }
@@ -141,6 +144,8 @@ class Settings(BaseSettings):
     metrics_host: str = Field(default="127.0.0.1", validation_alias="METRICS_HOST")
     #: Processes that draw the table pictures (0: a thread of the bot's own process).
     picture_processes: int = Field(default=1, ge=0, le=16, validation_alias="PICTURE_PROCESSES")
+    #: Seconds after a click or command is made by which it is answered or deferred.
+    answer_budget: float = Field(default=1.5, gt=0, le=2.5, validation_alias="ANSWER_BUDGET")
     #: Discord shards in all, and those this process serves (``0,1``, ``0-3``; default: all).
     #: Both unset: one process, one gateway connection, every server.
     shard_count: PositiveInt | None = Field(default=None, validation_alias="SHARD_COUNT")
@@ -307,6 +312,8 @@ Sleep = Callable[[float], Awaitable[object]]
 UNREACHABLE = (OSError, aiohttp.ClientError, asyncio.TimeoutError, discord.DiscordServerError)
 FIRST_RETRY_DELAY = 1.0
 MAX_RETRY_DELAY = 60.0
+#: Seconds a closing bot gives the redraws its last moves queued (the table, the panels).
+REDRAWS_AT_CLOSE = 5.0
 
 
 def retry_delays(first: float = FIRST_RETRY_DELAY, cap: float = MAX_RETRY_DELAY) -> Iterator[float]:
@@ -396,7 +403,12 @@ class SiegeBot(commands.Bot):
             self._preparing = True
             if self._owns_store:
                 self.store = await open_store(self.settings.database, self.clock)
-            self.hall = Hall(self, self.store, picture_processes=self.settings.picture_processes)
+            self.hall = Hall(
+                self,
+                self.store,
+                picture_processes=self.settings.picture_processes,
+                deadline=Deadline(self.settings.answer_budget),
+            )
             self.hall.pictures.start()
             self.boards = Boards(self.hall, self.store, self.clock)
             self.daily = Daily(self.hall, self.boards, self.store, self.clock)
@@ -438,6 +450,7 @@ class SiegeBot(commands.Bot):
         """Measure moves, the sweeper and the open tables, and serve them on ``METRICS_PORT``.
         A port that cannot be listened on is a :class:`SettingsError`."""
         self.hall.metrics = metrics
+        self.hall.deadline.observer = metrics.first_answer
         self.clockwork.metrics = metrics
         metrics.count_open_tables = self.store.count_open_tables
         port, host = self.settings.metrics_port, self.settings.metrics_host
@@ -524,6 +537,9 @@ class SiegeBot(commands.Bot):
             await self.metrics.close()
         hall = getattr(self, "hall", None)
         if hall is not None:
+            with contextlib.suppress(TimeoutError):  # what the last moves left to show
+                await asyncio.wait_for(hall.redraws.idle(), REDRAWS_AT_CLOSE)
+            await hall.redraws.close()
             log.info("closing: %s", hall.summary())
             hall.pictures.close()
         if self._retry_wait is not None and self._retry_wait is not asyncio.current_task():
@@ -535,15 +551,17 @@ class SiegeBot(commands.Bot):
 
     async def on_ready(self) -> None:
         shards = self.served_shards
+        warming = self.hall.pictures.warming_note()
         if shards is None:
-            log.info("ready as %s in %s servers", self.user, len(self.guilds))
+            log.info("ready as %s in %s servers%s", self.user, len(self.guilds), warming)
         else:
             log.info(
-                "ready as %s in %s servers on shards %s of %s",
+                "ready as %s in %s servers on shards %s of %s%s",
                 self.user,
                 len(self.guilds),
                 ",".join(str(shard) for shard in shards.ids),
                 shards.count,
+                warming,
             )
 
 

@@ -11,7 +11,9 @@ on the table message or on their DM panel, alternately, as soon as that message 
 position; with ``--rate`` the clicks of all tables together are paced to that many per second
 (an open loop: a table waits for its turn in the pacer, not for other tables' answers).
 
-Printed per size: moves per second, click-to-answer latency (from the interaction's dispatch to
+Printed per size: every interaction's first answer (from the bot's start-up on: the tables'
+opening included) within 3 s and within the answer budget, and how many were deferred; moves
+per second, click-to-answer latency (from the interaction's dispatch to
 the bot's initial response: what a player waits for) p50/p99/max, the bot's CPU milliseconds per
 move, requests per move (exempt: interaction callbacks and webhooks; rate-limited: everything
 else) and what the bot's event loop reports: callbacks that blocked it longer than 20 ms (the
@@ -51,6 +53,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repo root, for tests.fakecord
 
 from tests.fakecord import FakeDiscord, FakeMessage  # noqa: E402
+from tests.fakecord.interactions import DEFERRED_CHANNEL_MESSAGE as DEFERRED  # noqa: E402
+from tests.fakecord.interactions import DEFERRED_UPDATE_MESSAGE  # noqa: E402
 from tests.fakecord.messages import walk_components  # noqa: E402
 from tests.fakecord.world import FakeChannel, FakeUser  # noqa: E402
 
@@ -120,6 +124,7 @@ class Table:
     message_id: int = 0
     ply: int = 0
     unanswered: int = 0
+    stalled: int = 0  # no move offered for 30 s: the table never showed the position
     waits: list[float] = field(default_factory=list)
 
 
@@ -224,7 +229,7 @@ async def play(
                     shown and shown.text()[:300],
                     file=sys.stderr,
                 )
-                table.unanswered += 1
+                table.stalled += 1
                 return
             # The preferred message first; some moves (laying a card) only the panel offers.
             panels = [
@@ -325,11 +330,27 @@ class Result:
     limited_per_move: float
     rss_mb: float
     unanswered: int = 0
+    stalled: int = 0  # tables that stopped: their next position was not shown within 30 s
     slow_callbacks: int | None = None
     slowest_ms: float | None = None
     slow_outside: int | None = None  # slow callbacks outside the moves (start-up, opening)
     gc_pauses_over_limit: int = 0  # garbage collections over SLOW_CALLBACK during the moves
     gc_slowest_ms: float = 0.0
+    #: Every interaction of the run, the tables' opening from the bot's start-up on included:
+    #: how many, how many had a first answer (full or deferred) within the bot's budget and
+    #: within Discord's 3 s, and how many of the first answers were deferred ones.
+    interactions: int = 0
+    within_budget: int = 0
+    within_limit: int = 0
+    deferred: int = 0
+
+    @property
+    def share_within_limit(self) -> float:
+        return self.within_limit / self.interactions if self.interactions else 1.0
+
+    @property
+    def share_within_budget(self) -> float:
+        return self.within_budget / self.interactions if self.interactions else 1.0
 
     @property
     def moves_per_second(self) -> float:
@@ -420,6 +441,7 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
                     for line in list(fake.request_log)[-min(limited + exempt, 4000) :]
                 )
                 rss = rss_mb(process.pid)
+                answers = first_answers(fake)
             finally:
                 if process.poll() is None:
                     process.send_signal(signal.SIGTERM)  # a background job ignores SIGINT
@@ -485,12 +507,32 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         limited_per_move=limited / total,
         rss_mb=rss,
         unanswered=sum(t.unanswered for t in rows),
+        stalled=sum(t.stalled for t in rows),
         slow_callbacks=None if slow is None else len(slow),
         slowest_ms=None if not slow else max(slow) * 1000,
         slow_outside=None if slow is None else len(slow_outside),
         gc_pauses_over_limit=sum(1 for p in pauses if p[2] > SLOW_CALLBACK),
         gc_slowest_ms=max((p[2] * 1000 for p in pauses), default=0.0),
+        **answers,
     )
+
+
+def first_answers(fake: FakeDiscord) -> dict[str, int]:
+    """How every interaction of the run was first answered: within the bot's budget
+    (``ANSWER_BUDGET``'s default), within Discord's 3 s, and how many by a deferral. Measured
+    in the fake from the interaction's dispatch (its snowflake is made just before)."""
+    from cogs.deadline import DEFAULT_BUDGET, DISCORD_LIMIT
+
+    counts = {"interactions": 0, "within_budget": 0, "within_limit": 0, "deferred": 0}
+    for record in fake.interactions.values():
+        counts["interactions"] += 1
+        if record.responded_at is None:
+            continue
+        waited = record.responded_at - record.dispatched_at
+        counts["within_budget"] += waited <= DEFAULT_BUDGET
+        counts["within_limit"] += waited <= DISCORD_LIMIT
+        counts["deferred"] += record.response_type in (DEFERRED, DEFERRED_UPDATE_MESSAGE)
+    return counts
 
 
 def show(result: Result) -> None:
@@ -504,6 +546,16 @@ def show(result: Result) -> None:
         f"move {result.exempt_per_move:.2f} "
         f"exempt + {result.limited_per_move:.2f} rate-limited; bot RSS {result.rss_mb:.0f} MB"
         + (f"; {result.unanswered} clicks NOT answered within 3 s" if result.unanswered else "")
+        + (
+            f"; {result.stalled} tables STALLED (their next position not shown within 30 s)"
+            if result.stalled
+            else ""
+        )
+    )
+    print(
+        f"  interactions (from start-up): {result.interactions}, first answered within 3 s "
+        f"{result.share_within_limit:.2%}, within the 1.5 s budget {result.share_within_budget:.2%}"
+        f"; {result.deferred} of the first answers deferred"
     )
     limit = f"{SLOW_CALLBACK * 1000:.0f} ms"
     print(
@@ -559,7 +611,13 @@ async def amain(args: argparse.Namespace) -> list[Result]:
 def main(argv: Sequence[str] | None = None) -> None:
     results = asyncio.run(amain(arguments(argv)))
     rows: list[dict[str, Any]] = [
-        {**r.__dict__, "moves_per_second": r.moves_per_second} for r in results
+        {
+            **r.__dict__,
+            "moves_per_second": r.moves_per_second,
+            "share_within_limit": r.share_within_limit,
+            "share_within_budget": r.share_within_budget,
+        }
+        for r in results
     ]
     print("RESULT " + json.dumps(rows))
 

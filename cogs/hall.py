@@ -23,8 +23,10 @@ import discord
 
 from cogs import fairness
 from cogs.components import LobbyButton, TableButton, layout
+from cogs.deadline import Deadline
 from cogs.delivery import Delivery, fingerprint
 from cogs.pictures import Pictures
+from cogs.redraws import Redraw, Redraws
 from cogs.sheets import as_embed
 from engine import get_game
 from engine.rules import IntRange, RuleError
@@ -162,9 +164,18 @@ def jump_url(table: TableRecord) -> str | None:
 
 
 class Hall:
-    def __init__(self, client: discord.Client, store: Store, *, picture_processes: int = 0) -> None:
+    def __init__(
+        self,
+        client: discord.Client,
+        store: Store,
+        *,
+        picture_processes: int = 0,
+        deadline: Deadline | None = None,
+    ) -> None:
         self.client = client
         self.store = store
+        #: Every guarded flow answered or deferred within its budget.
+        self.deadline = deadline or Deadline()
         #: What each message shows and which interactions reach it (fewer requests per move).
         self.delivery = Delivery()
         #: Pictures drawn in worker processes (or a thread), kept by what they show.
@@ -177,12 +188,14 @@ class Hall:
         #: One flow at a time draws and sends a table's message, and one its panels: with the
         #: pictures drawn by a worker, two flows at once could otherwise send in the wrong
         #: order and leave an older position showing. Each re-reads the newest table inside.
-        #: A click's own answer never waits for these (see ``_show_change``).
+        #: A click's own answer never waits for these (see ``_after_change``).
         self._table_locks: dict[int, asyncio.Lock] = {}
         self._panel_locks: dict[int, asyncio.Lock] = {}
         #: A seat's hand just before its own last action, by (table, ply): what the panel's
         #: new-card marks compare with. Filled when the seat acts; a miss replays the log.
         self._hands_before: OrderedDict[tuple[int, int], list[Any]] = OrderedDict()
+        #: What follows a move's answer, queued behind the answers (one redraw per table).
+        self.redraws = Redraws(self._redraw)
 
     def summary(self) -> str:
         """What this hall has sent and drawn since it started, in one line (logged at close)."""
@@ -191,7 +204,9 @@ class Hall:
             f"pictures drawn {self.pictures.drawn}, reused {self.pictures.reused}; requests "
             f"through a click's webhook {counts['webhook']}, through the channel routes "
             f"{counts['route']}; edits left out as unchanged {counts['unchanged']}; clicks on a "
-            f"message replaced meanwhile {counts['replaced']}"
+            f"message replaced meanwhile {counts['replaced']}; interactions answered "
+            f"{self.deadline.counts['answered']}, deferred {self.deadline.counts['deferred']}; "
+            f"redraws merged {self.redraws.merged}"
         )
 
     def committed(self, table: TableRecord) -> None:
@@ -217,12 +232,19 @@ class Hall:
     # -- the one error path ------------------------------------------------------------------
 
     async def guarded(
-        self, interaction: discord.Interaction[Any], flow: Callable[[], Awaitable[None]]
+        self,
+        interaction: discord.Interaction[Any],
+        flow: Callable[[], Awaitable[None]],
+        *,
+        private: bool = False,
     ) -> None:
         """Run a flow: refusals (rule or table) become polite ephemeral replies; anything else
-        is logged with its traceback and the user gets a one-line apology."""
+        is logged with its traceback and the user gets a one-line apology. A flow too slow to
+        answer in time is deferred meanwhile (see :mod:`cogs.deadline`; ``private``: a command
+        whose answer is ephemeral)."""
         try:
-            await flow()
+            async with self.deadline.guard(interaction, private=private):
+                await flow()
         except StorageUnavailable as exc:  # logged once per outage by the store
             if self.metrics is not None:
                 self.metrics.storage_unavailable()
@@ -606,16 +628,17 @@ class Hall:
         await self.store.set_message(table.id, message.id)
         return True
 
-    async def _still_shown(self, rendered: TableRecord, parts: Parts) -> bool:
-        """Whether the table message still shows ``parts``, drawn from ``rendered``, and that is
-        still the newest position (once any flow drawing this table meanwhile has finished)."""
+    async def _still_shown(self, rendered: TableRecord, shown: str) -> bool:
+        """Whether the table message still shows what was drawn from ``rendered`` (its
+        fingerprint ``shown``), and that is still the newest position (once any flow drawing
+        this table meanwhile has finished)."""
         async with self._lock(self._table_locks, rendered.id):
             current = await self.store.newest(rendered)
         return (
             current is not None
             and current.version == rendered.version
             and current.message_id is not None
-            and self.delivery.is_shown(current.message_id, parts.fingerprint())
+            and self.delivery.is_shown(current.message_id, shown)
         )
 
     async def channel_gone(self, channel_id: int) -> None:
@@ -927,46 +950,54 @@ class Hall:
     async def _after_change(
         self, interaction: discord.Interaction[Any], table: TableRecord
     ) -> None:
-        """Reply on the message that was clicked, then bring the table and panels up to date
-        (then a computer whose turn it is moves: after this flow's own refreshes, never racing
-        them)."""
-        try:
-            await self._show_change(interaction, table)
-        finally:
-            self.committed(table)
-
-    async def _show_change(self, interaction: discord.Interaction[Any], table: TableRecord) -> None:
+        """Reply on the message that was clicked, then queue the rest (the table, the panels,
+        the ping: see :mod:`cogs.redraws`). The click is answered first, without waiting for
+        any other flow (an answer must come within 3 seconds, and another flow may be waiting
+        out a rate limit); whatever a concurrent flow sent meanwhile (a later move included) is
+        put right by the redraw, under the table's lock."""
         message = interaction.message
-        notify = self.turn_passed_to(table, interaction.user.id)
-        from_table = message is not None and message.id == table.message_id
-        # The click is answered first, without waiting for any other flow (an answer must come
-        # within 3 seconds, and another flow may be waiting out a rate limit); whatever a
-        # concurrent flow sent meanwhile (a later move included) is then put right under the
-        # table's lock.
-        if from_table:
-            parts = await self.table_parts(table)
-            shown = await self.delivery.answer_by_edit(
-                interaction, parts.edit_kwargs(), parts.image, gone=TABLE_GONE
-            )
-            current = shown and await self._still_shown(table, parts)
+        shown = None
+        try:
+            if message is not None and message.id == table.message_id:
+                parts = await self.table_parts(table)
+                if await self.delivery.answer_by_edit(
+                    interaction, parts.edit_kwargs(), parts.image, gone=TABLE_GONE
+                ):
+                    shown = parts.fingerprint()
+            else:
+                # The clicked panel is redrawn with the others: unchanged since this answer,
+                # it costs nothing; painted over by a flow that was slower to send, it is put
+                # right.
+                parts = await self.panel_parts(
+                    table, interaction.user.id, for_dm=interaction.guild_id is None
+                )
+                await self.delivery.answer_by_edit(
+                    interaction, parts.edit_kwargs(), parts.image, gone=PANEL_REPLACED
+                )
+        finally:
+            notify = self.turn_passed_to(table, interaction.user.id)
+            self.redraws.push(Redraw(table, notify, interaction, shown))
+
+    async def _redraw(self, redraw: Redraw) -> None:
+        """Bring a table, its panels and its notifications up to date after the moves of
+        ``redraw``, then a computer whose turn it is moves (after the refreshes, never racing
+        them)."""
+        table, notify = redraw.table, redraw.notify
+        try:
+            current = redraw.shown is not None and await self._still_shown(table, redraw.shown)
             if not current and not await self.refresh_table(table):  # posted again if deleted
                 return
             await self.refresh_panels(table, notify=notify)
-        else:
-            parts = await self.panel_parts(
-                table, interaction.user.id, for_dm=interaction.guild_id is None
-            )
-            await self.delivery.answer_by_edit(
-                interaction, parts.edit_kwargs(), parts.image, gone=PANEL_REPLACED
-            )
-            if not await self.refresh_table(table):
-                return
-            # The clicked panel is refreshed too: unchanged since the answer, it costs nothing;
-            # painted over by a flow that was slower to send, it is put right.
-            await self.refresh_panels(table, notify=notify)
-        if notify is not None or table.status != "running":
-            await self.turn_ping(table, notify, interaction)
-        await self.announce_end(table)
+            if notify is not None or table.status != "running":
+                await self.turn_ping(table, notify, redraw.via)
+            await self.announce_end(table)
+        except Exception:
+            log.exception("table %s: redraw after a committed move failed", table.id)
+            if redraw.via is not None:
+                await self.refuse(redraw.via, f"Your move counted{COMMITTED_BUT_NOT_SHOWN}")
+        finally:
+            for change in redraw.changes:
+                self.committed(change)
 
     async def announce_end(self, table: TableRecord) -> None:
         """When a game ends, every player gets a new message with the result (the table is

@@ -15,6 +15,9 @@ What is measured, and where:
 - ``siege_storage_unavailable_total``: requests answered "the game database is unavailable,
   nothing changed, try again" (a full disk, a PostgreSQL server down); the log says when each
   outage began and ended.
+- ``siege_first_answers_total{how}``: interactions by their first answer, ``answered`` by their
+  flow or ``deferred`` by the deadline guard (:mod:`cogs.deadline`) when the flow was slower
+  than ``ANSWER_BUDGET``.
 - ``siege_open_tables{status}``: lobbies and running games in the database, counted when scraped.
 - ``siege_sweeper_lag_seconds{kind}``: how late the clock sweeper acted on a due deadline,
   reminder or offer expiry; ``siege_sweep_seconds``: how long the last sweep took.
@@ -171,6 +174,13 @@ class Metrics:
             ["route", "status", "budget"],
             registry=registry,
         )
+        self.first_answers = Counter(
+            "siege_first_answers",
+            "Interactions by their first answer: answered by their flow, or deferred because "
+            "the answer was not ready within ANSWER_BUDGET.",
+            ["how"],
+            registry=registry,
+        )
         self.rate_limited = Counter(
             "siege_rest_429",
             "429 Too Many Requests answers, by limit: global, route or cloudflare.",
@@ -200,6 +210,8 @@ class Metrics:
         )
         for status in ("lobby", "running"):
             self.open_tables.labels(status).set(0)
+        for how in ("answered", "deferred"):
+            self.first_answers.labels(how)  # shown at 0 before the first
         for scope in ("global", "route", "cloudflare"):
             self.rate_limited.labels(scope)  # shown at 0 before the first 429
         ProcessCollector(registry=registry)  # CPU, memory, open files of this process
@@ -279,6 +291,10 @@ class Metrics:
         route = route_of(params.method, params.url)
         budget = "exempt" if is_exempt(route) else "limited"
         self.requests.labels(route, "error", budget).inc()
+
+    def first_answer(self, how: str) -> None:
+        """An interaction had its first answer (the deadline guard's observer)."""
+        self.first_answers.labels(how).inc()
 
     # -- the endpoint --------------------------------------------------------------------------
 

@@ -129,13 +129,12 @@ class Offers:
                 allowed_mentions=NO_MENTIONS,
             )
             return
-        await interaction.response.send_message(
+        response = await interaction.response.send_message(
             f"{challenged}, {invite.removeprefix('⚔️ ')}",
             view=buttons(offer.id),
             allowed_mentions=USER_MENTIONS,
         )
-        message = await interaction.original_response()
-        await self.store.set_offer_message(offer.id, message.channel.id, message.id)
+        await self._keep_message(interaction, offer, response)
 
     async def rematch(self, interaction: discord.Interaction[Any], tid: int) -> None:
         """The Rematch button of a finished table: the clicker says yes and every other player
@@ -155,15 +154,29 @@ class Offers:
             )
             return
         others = " ".join(mention(uid) for uid in offer.waiting_for())
-        await interaction.response.send_message(
+        response = await interaction.response.send_message(
             f"🔁 {others}: {mention(offer.host_id)} offers {self.describe(offer)} of table "
             f"#{tid}, same seats. It starts when every player has accepted; the offer expires "
             f"{when(offer.expires_at)}.",
             view=buttons(offer.id),
             allowed_mentions=USER_MENTIONS,
         )
-        message = await interaction.original_response()
-        await self.store.set_offer_message(offer.id, message.channel.id, message.id)
+        await self._keep_message(interaction, offer, response)
+
+    async def _keep_message(
+        self,
+        interaction: discord.Interaction[Any],
+        offer: OfferRecord,
+        response: discord.InteractionCallbackResponse[Any],
+    ) -> None:
+        """Remember the message that answered ``interaction`` as the offer's. Its id comes with
+        the answer: a click answered late (see :mod:`cogs.deadline`) has its clicked message,
+        not the offer, as its original response."""
+        message_id = response.message_id
+        if message_id is None:
+            message_id = (await interaction.original_response()).id
+        assert interaction.channel_id is not None
+        await self.store.set_offer_message(offer.id, interaction.channel_id, message_id)
 
     # -- answers -----------------------------------------------------------------------------------
 

@@ -10,20 +10,24 @@ repost, a second flow racing the first, a thousand new tables showing the same e
 not drawn again. Two flows asking for the same picture at once share one drawing.
 
 A process pool that breaks (a worker killed) is replaced by threads for the rest of the run,
-with one warning: a picture is never lost to it.
+with one warning: a picture is never lost to it. A freshly started worker takes a second or more
+(longer on a busy machine) to import Pillow and the renderers: until every worker has, pictures
+are drawn in threads, so a click in the bot's first seconds never waits for a cold process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
 import multiprocessing
 import pickle
+import time
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -52,10 +56,13 @@ class Pictures:
         self.kept = kept
         self.processes = processes
         self._pool: ProcessPoolExecutor | None = None
+        self._warming: list[Future[bool]] = []  # each worker's first task (see _ready)
+        self._report: asyncio.Task[None] | None = None
         self._done: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self._drawing: dict[tuple[str, str], asyncio.Future[Any]] = {}
         self.drawn = 0  # pictures actually drawn
         self.reused = 0  # pictures served from the cache or from a drawing under way
+        self.in_threads = 0  # pictures drawn in a thread while the processes were warming up
 
     async def render(self, game: str, draw: Callable[..., T], *args: Any) -> T:
         """``draw(*args)`` in a worker thread, or the picture it drew before for the same
@@ -95,12 +102,43 @@ class Pictures:
             self._pool = ProcessPoolExecutor(
                 self.processes, mp_context=multiprocessing.get_context("spawn")
             )
-            for _ in range(self.processes):
-                self._pool.submit(_ready)
+            self._warming = [self._pool.submit(_ready) for _ in range(self.processes)]
+            with contextlib.suppress(RuntimeError):  # no event loop: nobody to tell
+                self._report = asyncio.get_running_loop().create_task(self._report_warm())
+
+    def warming_note(self) -> str:
+        """What is still warming up, for the bot's "ready" line ("" when nothing is)."""
+        if self._pool is None or self.is_warm:
+            return ""
+        return (
+            f"; the picture processes ({self.processes}) are still starting, pictures are "
+            "drawn in threads until they are up"
+        )
+
+    async def _report_warm(self) -> None:
+        began = time.monotonic()
+        try:
+            await self.warmed()
+        except Exception as exc:  # a broken pool: the first picture sent there falls back
+            log.warning("the picture processes did not start (%r); pictures use threads", exc)
+            return
+        log.info("picture processes up (%s) after %.1f s", self.processes, time.monotonic() - began)
+
+    @property
+    def is_warm(self) -> bool:
+        """Whether the worker processes are up and have imported the renderers."""
+        return self._pool is not None and all(future.done() for future in self._warming)
+
+    async def warmed(self) -> None:
+        """Wait until the worker processes are warm (at once without any)."""
+        if self._warming:
+            await asyncio.gather(*(asyncio.wrap_future(f) for f in self._warming))
 
     async def _draw(self, draw: Callable[..., T], args: tuple[Any, ...]) -> T:
         self.start()
-        if self._pool is not None:
+        if self._pool is not None and not self.is_warm:
+            self.in_threads += 1  # not kept waiting while a process starts
+        elif self._pool is not None:
             try:
                 drawn: T = await asyncio.get_running_loop().run_in_executor(self._pool, draw, *args)
                 return drawn
@@ -113,6 +151,8 @@ class Pictures:
         return await asyncio.to_thread(draw, *args)
 
     def close(self) -> None:
+        if self._report is not None:
+            self._report.cancel()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None

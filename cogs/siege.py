@@ -117,7 +117,7 @@ class Siege(commands.Cog):
         async def flow() -> None:
             await interaction.response.send_message(embed=help_embed(), ephemeral=True)
 
-        await self.hall.guarded(interaction, flow)
+        await self.hall.guarded(interaction, flow, private=True)
 
     @siege.command(name="rules", description="How a game plays on Discord, then its rules.")
     @app_commands.describe(game="The game whose rules to show", show="Post them for the channel")
@@ -140,7 +140,7 @@ class Siege(commands.Cog):
                 batch.append(embed)
             await self._send_rules(interaction, batch, sent, show)
 
-        await self.hall.guarded(interaction, flow)
+        await self.hall.guarded(interaction, flow, private=not show)
 
     @staticmethod
     async def _send_rules(
@@ -156,11 +156,15 @@ class Siege(commands.Cog):
 
     @dm.command(name="on", description="Send my hands and panels to my DMs.")
     async def dm_on(self, interaction: discord.Interaction[Any]) -> None:
-        await self.hall.guarded(interaction, lambda: self.hall.set_dms(interaction, True))
+        await self.hall.guarded(
+            interaction, lambda: self.hall.set_dms(interaction, True), private=True
+        )
 
     @dm.command(name="off", description="Stop DMs; open your panel from the table's button.")
     async def dm_off(self, interaction: discord.Interaction[Any]) -> None:
-        await self.hall.guarded(interaction, lambda: self.hall.set_dms(interaction, False))
+        await self.hall.guarded(
+            interaction, lambda: self.hall.set_dms(interaction, False), private=True
+        )
 
     @property
     def boards(self) -> Any:
@@ -202,7 +206,7 @@ class Siege(commands.Cog):
                 ephemeral=True,
             )
 
-        await self.hall.guarded(interaction, flow)
+        await self.hall.guarded(interaction, flow, private=True)
 
     @siege.command(name="vacation", description="Pause your daily clocks for a few days.")
     @app_commands.describe(days="Days off (14 a month at most)")
@@ -218,7 +222,7 @@ class Siege(commands.Cog):
                 ephemeral=True,
             )
 
-        await self.hall.guarded(interaction, flow)
+        await self.hall.guarded(interaction, flow, private=True)
 
     @siege.command(name="turns", description="Every game, in every server, waiting for you.")
     async def turns(self, interaction: discord.Interaction[Any]) -> None:
@@ -226,7 +230,7 @@ class Siege(commands.Cog):
             embed = await self.bot.clockwork.turns(interaction.user.id)
             await interaction.response.send_message(embed=embed, ephemeral=True)
 
-        await self.hall.guarded(interaction, flow)
+        await self.hall.guarded(interaction, flow, private=True)
 
     @siege.command(name="leaderboard", description="The server's best players of a game.")
     @app_commands.describe(
@@ -295,7 +299,7 @@ class Siege(commands.Cog):
             text = await self.boards.verify(interaction, table)
             await interaction.response.send_message(text, ephemeral=True)
 
-        await self.hall.guarded(interaction, flow)
+        await self.hall.guarded(interaction, flow, private=True)
 
     @siege.command(
         name="recompute", description="Rebuild this server's ratings from every stored result."
@@ -313,7 +317,7 @@ class Siege(commands.Cog):
                 ephemeral=True,
             )
 
-        await self.hall.guarded(interaction, flow)
+        await self.hall.guarded(interaction, flow, private=True)
 
     @daily.command(name="start", description="Play today's Siege at Kurth challenge here.")
     @app_commands.describe(difficulty="How many overrun locations lose (default: normal)")

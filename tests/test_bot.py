@@ -41,6 +41,8 @@ def test_settings_defaults_and_values() -> None:
     settings = bot.Settings.from_env({})
     assert settings.token is None and settings.dev_guild_id is None
     assert settings.database_path == "siege.db" and settings.log_level == "INFO"
+    assert settings.answer_budget == 1.5
+    assert bot.Settings.from_env({"ANSWER_BUDGET": "0.8"}).answer_budget == 0.8
     settings = bot.Settings.from_env(
         {
             "DISCORD_TOKEN": " abc ",
@@ -69,6 +71,9 @@ def test_settings_defaults_and_values() -> None:
         ("DEV_GUILD_ID", "4.5"),
         ("LOG_LEVEL", "LOUD"),
         ("LOG_LEVEL", "verbose"),
+        ("ANSWER_BUDGET", "0"),
+        ("ANSWER_BUDGET", "3"),
+        ("ANSWER_BUDGET", "soon"),
     ],
 )
 def test_a_bad_setting_is_one_line_naming_the_variable(variable: str, value: str) -> None:

@@ -52,6 +52,7 @@ async def start_with_metrics(w: World, port: int) -> siege_bot.SiegeBot:
     client = siege_bot.create_bot(settings(w, port), guild_ready_timeout=0.05, clock=w.clock)
     w.bots.append(client)
     await start_client(client)
+    w.fake.busy_while(lambda: client.hall.redraws.busy)
     w.bot = client
     return client
 
@@ -117,6 +118,9 @@ async def test_moves_requests_429s_answers_and_tables_are_measured(world: World)
     count = sample(text, "siege_answer_seconds_count")
     assert count == answered >= table.ply
     assert sample(text, "siege_answer_seconds_bucket", {"le": "3.0"}) == count
+    # The deadline guard's count of first answers: all by their flows here, none deferred.
+    assert sample(text, "siege_first_answers_total", {"how": "answered"}) == answered
+    assert sample(text, "siege_first_answers_total", {"how": "deferred"}) == 0
     # The open tables, counted when scraped.
     assert sample(text, "siege_open_tables", {"status": "running"}) == 1
     assert sample(text, "siege_open_tables", {"status": "lobby"}) == 0

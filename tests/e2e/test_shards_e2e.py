@@ -378,6 +378,7 @@ async def test_each_process_sweeps_only_the_tables_of_its_shards(
             )
             client = siege_bot.create_bot(settings, guild_ready_timeout=0.05, clock=clock)
             await start_client(client)
+            fake.busy_while(lambda client=client: client.hall.redraws.busy)
             bots.append(client)
         assert [[g.id for g in b.guilds] for b in bots] == [[g.id] for g in guilds]
         lobbies = []

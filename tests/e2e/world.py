@@ -60,6 +60,7 @@ class World:
         )
         client = siege_bot.create_bot(settings, guild_ready_timeout=0.05, clock=self.clock)
         await start_client(client)
+        self.fake.busy_while(lambda: client.hall.redraws.busy)  # what its clicks left to show
         self.bot = client
         self.bots.append(client)
         return client

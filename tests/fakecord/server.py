@@ -26,7 +26,7 @@ import socket
 import time
 import traceback
 from collections import deque
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from types import TracebackType
 from typing import Any
 
@@ -243,6 +243,7 @@ class FakeDiscord:
         self.gateway = Gateway(self)
         self.rest = RestApi(self)
         self._inflight = 0
+        self._busy_checks: list[Callable[[], bool]] = []  # see busy_while
         self._last_activity = time.monotonic()
         self._activity_seq = 0  # bumped by every REST/gateway activity (see settle)
         self._runner: web.AppRunner | None = None
@@ -824,6 +825,11 @@ class FakeDiscord:
 
     # -- waiting ----------------------------------------------------------------------------
 
+    def busy_while(self, check: Callable[[], bool]) -> None:
+        """Make :meth:`settle` also wait while ``check()`` is true: work a bot queues to do
+        after its handlers have returned (what a click left to redraw, say)."""
+        self._busy_checks.append(check)
+
     async def settle(self, timeout: float | None = None, *, quiet: float | None = None) -> None:
         """Waits until the bot is done reacting.
 
@@ -850,6 +856,7 @@ class FakeDiscord:
                 or self._unfinished
                 or self.gateway.pending_frames()
                 or _client_handlers_running()
+                or any(check() for check in self._busy_checks)
             )
             # Quiet must hold over several wake-ups of the loop, not only on the clock: one
             # long pause of the whole process (a garbage collection) can pass the time window
