@@ -12,7 +12,9 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY engine ./engine
 COPY storage ./storage
+COPY presentation ./presentation
 COPY cogs ./cogs
+COPY runtime ./runtime
 COPY siegehall ./siegehall
 COPY assets ./assets
 COPY docs ./docs

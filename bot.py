@@ -10,6 +10,9 @@ Prometheus metrics on that port (:mod:`cogs.metrics`). With ``SHARD_COUNT`` (and
 it serves those Discord shards only (:class:`ShardedSiegeBot`), beside other processes serving
 the others on the same database; only the process serving shard 0 syncs the commands.
 
+The settings, logging, event loop and the command-sync record live in :mod:`runtime`; this module
+is the bot and its start.
+
 Start-up failures are one line on standard error and exit status 2, never a traceback: no token,
 a bad setting, an unusable database (checked before connecting), a token Discord refuses. While
 Discord cannot be reached at all, logging in is retried with back-off (1 s, 2 s, 4 s … 60 s).
@@ -20,31 +23,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import hashlib
-import json
 import logging
-import os
-import signal
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from typing import Any
 
 import aiohttp
 import discord
 from discord.ext import commands
 from discord.utils import MISSING
-from pydantic import Field, PositiveInt, SecretStr, ValidationError, ValidationInfo, field_validator
-from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUseDefault
-from pydantic_settings import (
-    BaseSettings,
-    NoDecode,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-)
 
 from cogs.boards import BOARD_ITEMS, Boards
 from cogs.clockwork import Clockwork
@@ -55,8 +44,11 @@ from cogs.deadline import Deadline
 from cogs.hall import Hall
 from cogs.metrics import Metrics
 from cogs.offers import OFFER_ITEMS
+from runtime.logs import PAYLOAD_LOGGERS, configure_logging, keep_secrets_out_of_logs
+from runtime.loop import close_on_terminate, new_event_loop
+from runtime.settings import Settings, SettingsError, shard_list
+from runtime.sync import CommandSyncRecord, command_tree_hash
 from storage import DatabaseUnusable, Store
-from storage.postgres import SCHEMES as POSTGRES_SCHEMES
 from storage.shards import Shards
 
 EXTENSIONS = ("cogs.siege", "cogs.play")
@@ -68,239 +60,6 @@ Get one at https://discord.com/developers/applications -> your application -> Bo
 See README.md, "Create the Discord application"."""
 
 BAD_TOKEN = "Siege Hall: Discord refused the token (DISCORD_TOKEN). Reset it and try again."
-
-# -- settings --------------------------------------------------------------------------------
-
-LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
-#: ``auto``: sync the slash commands when the command tree changed; ``force``: on every start.
-CommandSync = Literal["auto", "force"]
-
-#: The variable each setting is read from (environment or ``.env``), by field name.
-VARIABLES = {
-    "token": "DISCORD_TOKEN",
-    "database_path": "DATABASE_PATH",
-    "database_url": "DATABASE_URL",
-    "dev_guild_id": "DEV_GUILD_ID",
-    "log_level": "LOG_LEVEL",
-    "command_sync": "SYNC_COMMANDS",
-    "metrics_port": "METRICS_PORT",
-    "metrics_host": "METRICS_HOST",
-    "picture_processes": "PICTURE_PROCESSES",
-    "answer_budget": "ANSWER_BUDGET",
-    "shard_count": "SHARD_COUNT",
-    "shard_ids": "SHARD_IDS",
-}
-_EXPECTED = {
-    "DATABASE_URL": "must be a postgresql:// URL, or left empty",
-    "DEV_GUILD_ID": "must be a server id (a whole number), or left empty",
-    "LOG_LEVEL": "must be DEBUG, INFO, WARNING or ERROR",
-    "SYNC_COMMANDS": "must be auto or force",
-    "METRICS_PORT": "must be a port number from 1 to 65535, or left empty",
-    "PICTURE_PROCESSES": "must be how many processes draw pictures, 0 (threads) to 16",
-    "ANSWER_BUDGET": "must be seconds, more than 0 and at most 2.5 (Discord waits 3)",
-    "SHARD_COUNT": "must be how many shards there are in all (a whole number, 1 or more)",
-    "SHARD_IDS": "must be shard numbers such as 0,1 or 0-3",
-}
-
-
-class SettingsError(ValueError):
-    """A setting Siege Hall cannot use; ``str()`` is one line that names the variable."""
-
-
-class Settings(BaseSettings):
-    """Siege Hall's configuration.
-
-    ``Settings.from_env()`` reads the environment, then ``.env`` in the current folder (the
-    environment wins; an empty value counts as unset). ``Settings.from_env(mapping)`` reads
-    only ``mapping``, keyed by variable name, and ``Settings(token=..., ...)`` takes values by
-    field name: neither looks at the environment or ``.env`` (for tests).
-
-    The token is a :class:`~pydantic.SecretStr`: ``repr``/``str`` show ``'**********'``, and
-    only :func:`amain` unwraps it, to hand it to discord.py.
-    """
-
-    model_config = SettingsConfigDict(
-        env_file=".env",
-        env_file_encoding="utf-8",
-        env_ignore_empty=True,
-        case_sensitive=True,
-        populate_by_name=True,  # Settings(token=...) as well as the variable names
-        extra="ignore",
-        frozen=True,
-        hide_input_in_errors=True,
-    )
-
-    reads_environment: ClassVar[bool] = False
-
-    token: SecretStr | None = Field(default=None, validation_alias="DISCORD_TOKEN")
-    database_path: str = Field(default="siege.db", validation_alias="DATABASE_PATH")
-    #: PostgreSQL instead of the SQLite file when set (a secret: it may hold a password).
-    database_url: SecretStr | None = Field(default=None, validation_alias="DATABASE_URL")
-    dev_guild_id: PositiveInt | None = Field(default=None, validation_alias="DEV_GUILD_ID")
-    log_level: LogLevel = Field(default="INFO", validation_alias="LOG_LEVEL")
-    command_sync: CommandSync = Field(default="auto", validation_alias="SYNC_COMMANDS")
-    #: Prometheus metrics served on this port (``None``: nothing is served, nor measured).
-    metrics_port: int | None = Field(default=None, ge=1, le=65535, validation_alias="METRICS_PORT")
-    metrics_host: str = Field(default="127.0.0.1", validation_alias="METRICS_HOST")
-    #: Processes that draw the table pictures (0: a thread of the bot's own process).
-    picture_processes: int = Field(default=1, ge=0, le=16, validation_alias="PICTURE_PROCESSES")
-    #: Seconds after a click or command is made by which it is answered or deferred.
-    answer_budget: float = Field(default=1.5, gt=0, le=2.5, validation_alias="ANSWER_BUDGET")
-    #: Discord shards in all, and those this process serves (``0,1``, ``0-3``; default: all).
-    #: Both unset: one process, one gateway connection, every server.
-    shard_count: PositiveInt | None = Field(default=None, validation_alias="SHARD_COUNT")
-    shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = Field(
-        default=None, validation_alias="SHARD_IDS"
-    )
-
-    @property
-    def shards(self) -> Shards | None:
-        """The shards this process serves, or ``None`` when sharding is off."""
-        if self.shard_count is None:
-            return None
-        return Shards.of(self.shard_count, self.shard_ids)
-
-    @property
-    def database(self) -> str:
-        """Where the store is: ``DATABASE_URL`` (PostgreSQL) when set, else ``DATABASE_PATH``."""
-        if self.database_url is not None:
-            return self.database_url.get_secret_value()
-        return self.database_path
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _blank_means_unset(cls, value: Any, info: ValidationInfo) -> Any:
-        if not isinstance(value, str):
-            return value
-        value = value.strip()
-        if not value:
-            raise PydanticUseDefault
-        if info.field_name == "dev_guild_id" and not value.isdigit():
-            raise ValueError("not a server id")
-        if info.field_name == "database_url" and not value.startswith(POSTGRES_SCHEMES):
-            raise ValueError("not a PostgreSQL URL")
-        if info.field_name == "log_level":
-            if value.upper() not in get_args(LogLevel):
-                raise ValueError("not a log level")  # here, so the message shows what was set
-            return value.upper()
-        if info.field_name == "command_sync":
-            if value.lower() not in get_args(CommandSync):
-                raise ValueError("not a sync mode")
-            return value.lower()
-        if info.field_name == "shard_ids":
-            return shard_list(value)
-        return value
-
-    @field_validator("shard_ids")
-    @classmethod
-    def _shards_exist(cls, value: tuple[int, ...] | None, info: ValidationInfo) -> Any:
-        if value is None:
-            return value
-        if "shard_count" not in info.data:
-            raise PydanticUseDefault  # SHARD_COUNT is wrong itself, and says so
-        count = info.data["shard_count"]
-        if count is None:
-            raise ValueError("SHARD_IDS needs SHARD_COUNT, the number of shards in all")
-        if any(shard >= count for shard in value):
-            shown = ",".join(str(shard) for shard in value)
-            raise ValueError(f"SHARD_IDS must each be below SHARD_COUNT ({count}), not {shown}")
-        return value
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        if cls.reads_environment:
-            return _OurVariablesOnly(env_settings), _OurVariablesOnly(dotenv_settings)
-        return (init_settings,)  # only what it is given
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        """Settings from ``env`` (default: the environment, then ``.env``). Raises
-        :class:`SettingsError` for a value that cannot be used."""
-        try:
-            if env is None:
-                return cls.model_validate(dict(_FromEnvironment()))
-            return cls.model_validate(
-                {name: env[name] for name in VARIABLES.values() if name in env}
-            )
-        except ValidationError as exc:
-            raise SettingsError(_describe(exc)) from None
-        except UnicodeDecodeError:
-            raise SettingsError("the .env file is not UTF-8 text.") from None
-        except OSError as exc:
-            raise SettingsError(f"cannot read the .env file ({exc.strerror or exc}).") from None
-
-
-def shard_list(text: str) -> tuple[int, ...]:
-    """``SHARD_IDS``: numbers and ranges separated by commas, in order, without repeats.
-
-    >>> shard_list("0-2, 5"), shard_list("1")
-    ((0, 1, 2, 5), (1,))
-    """
-    shards: set[int] = set()
-    for part in text.split(","):
-        first, dash, last = part.strip().partition("-")
-        if not first.strip().isdigit() or (dash and not last.strip().isdigit()):
-            raise ValueError("not shard ids")
-        low, high = int(first), int(last) if dash else int(first)
-        if high < low:
-            raise ValueError("not a range of shards")
-        shards.update(range(low, high + 1))
-    return tuple(sorted(shards))
-
-
-class _FromEnvironment(Settings):
-    """The environment, then ``.env``, through pydantic-settings' own sources."""
-
-    reads_environment: ClassVar[bool] = True
-
-
-class _OurVariablesOnly(PydanticBaseSettingsSource):
-    """What ``source`` found under the documented variable names only.
-
-    ``populate_by_name`` also makes pydantic-settings look for variables named after the fields;
-    a stray ``token`` variable must never become the bot token.
-    """
-
-    def __init__(self, source: PydanticBaseSettingsSource) -> None:
-        super().__init__(source.settings_cls)
-        self.source = source
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return None, field_name, False  # unused: __call__ asks the wrapped source
-
-    def __call__(self) -> dict[str, Any]:
-        names = set(VARIABLES.values())
-        return {key: value for key, value in self.source().items() if key in names}
-
-
-def _describe(exc: ValidationError) -> str:
-    """One line naming each bad variable (never showing the token)."""
-    problems = []
-    for error in exc.errors(include_url=False):
-        where = str(error["loc"][0]) if error["loc"] else "?"
-        variable = VARIABLES.get(where, where)
-        expected = _EXPECTED.get(variable, "has a value Siege Hall cannot use")
-        reason = error.get("ctx", {}).get("error")
-        if isinstance(reason, ValueError) and str(reason).startswith(f"{variable} "):
-            problems.append(str(reason))  # a check across settings explains itself
-            continue
-        secret = variable in ("DISCORD_TOKEN", "DATABASE_URL")
-        shown = "" if secret else f", not {_quoted(error.get('input'))}"
-        problems.append(f"{variable} {expected}{shown}")
-    return "; ".join(problems) + "."
-
-
-def _quoted(value: object, limit: int = 40) -> str:
-    text = str(value)
-    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
-
 
 # -- the bot ---------------------------------------------------------------------------------
 
@@ -580,81 +339,12 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def command_tree_hash(tree: discord.app_commands.CommandTree[Any], guild: Any | None) -> str:
-    """A hash of what ``tree.sync(guild=guild)`` would upload (the same JSON)."""
-    payload = [command.to_dict(tree) for command in tree.get_commands(guild=guild)]
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-class CommandSyncRecord:
-    """The hash of the command tree last synced, by application and scope, in a small JSON file
-    beside the database (``siege.db`` -> ``siege.db.commands.json``). An unreadable or missing
-    file means "never synced": the commands are then synced, which is always safe."""
-
-    def __init__(self, database_path: str) -> None:
-        self.path = (
-            None
-            if database_path in ("", ":memory:") or database_path.startswith("file:")
-            else Path(f"{database_path}.commands.json")
-        )
-
-    def _read(self) -> dict[str, str]:
-        if self.path is None:
-            return {}
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-
-    def get(self, scope: str) -> str | None:
-        return self._read().get(scope)
-
-    def put(self, scope: str, digest: str) -> None:
-        if self.path is None:
-            return
-        data = {**self._read(), scope: digest}
-        temporary = self.path.with_name(self.path.name + ".tmp")
-        try:
-            temporary.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
-            os.replace(temporary, self.path)
-        except OSError as exc:
-            # Not fatal: the next start syncs again.
-            log.warning("could not record the command sync in %s (%s)", self.path, exc)
-
-
 def create_bot(settings: Settings, **options: Any) -> SiegeBot:
     """A :class:`SiegeBot` (a :class:`ShardedSiegeBot` when ``SHARD_COUNT`` is set); ``options``
     are ``store``, ``sleep`` and discord.py's client options."""
     if settings.shard_count is not None:
         return ShardedSiegeBot(settings, **options)
     return SiegeBot(settings, **options)
-
-
-# At DEBUG, discord.py logs whole request and gateway payloads (private panels, interaction
-# tokens), aiosqlite logs every statement with its parameters (game states, hands included) and
-# pydantic-settings (with PYDANTIC_SETTINGS_DEBUG set) logs every setting's raw value, the token
-# included. Whatever LOG_LEVEL says, these loggers stay at INFO or quieter.
-PAYLOAD_LOGGERS = (
-    "discord.http",
-    "discord.gateway",
-    "discord.webhook.async_",
-    "aiosqlite",
-    "pydantic_settings",
-)
-
-
-def keep_secrets_out_of_logs() -> None:
-    for name in PAYLOAD_LOGGERS:
-        logger = logging.getLogger(name)
-        if logger.level < logging.INFO:  # NOTSET (0) would inherit a DEBUG root
-            logger.setLevel(logging.INFO)
-
-
-def configure_logging(level: str) -> None:
-    discord.utils.setup_logging(level=getattr(logging, level, logging.INFO), root=True)
-    keep_secrets_out_of_logs()
 
 
 # -- running ---------------------------------------------------------------------------------
@@ -688,32 +378,6 @@ async def amain(settings: Settings, *, sleep: Sleep = asyncio.sleep, **client_op
     return 0
 
 
-def close_on_terminate(bot: SiegeBot) -> None:
-    """SIGTERM (``docker stop``, systemd) closes the bot as Ctrl-C does: queued moves are
-    committed and the database closed before the process ends, instead of being cut off."""
-    loop = asyncio.get_running_loop()
-    closing: set[asyncio.Task[None]] = set()
-
-    def terminate() -> None:
-        log.info("SIGTERM: closing")
-        task = loop.create_task(bot.close())
-        closing.add(task)
-        task.add_done_callback(closing.discard)
-
-    with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows; not the main thread
-        loop.add_signal_handler(signal.SIGTERM, terminate)
-
-
-def new_event_loop() -> asyncio.AbstractEventLoop:
-    """The bot's event loop: uvloop's where it is installed (Linux and macOS; about a tenth
-    less CPU per move, measured by ``benchmarks/table_load.py``), else asyncio's own."""
-    try:
-        import uvloop
-    except ImportError:  # Windows: uvloop is not installed there
-        return asyncio.new_event_loop()
-    return uvloop.new_event_loop()
-
-
 USAGE = "usage: python bot.py [--sync]  (--sync: upload the slash commands even if unchanged)"
 
 
@@ -744,3 +408,21 @@ def main(args: Sequence[str] = ()) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
+
+
+__all__ = [  # what tests and benchmarks reach through ``bot`` (the settings live in runtime/)
+    "PAYLOAD_LOGGERS",
+    "Settings",
+    "SettingsError",
+    "ShardedSiegeBot",
+    "SiegeBot",
+    "amain",
+    "command_tree_hash",
+    "configure_logging",
+    "create_bot",
+    "keep_secrets_out_of_logs",
+    "main",
+    "new_event_loop",
+    "open_store",
+    "shard_list",
+]
