@@ -79,7 +79,14 @@ def help_embed() -> discord.Embed:
         value=(
             "`/siege rules` shows how each game plays (add `show` to post them for the "
             "channel). `/siege leaderboard`, `/siege stats` and `/siege history` (with "
-            "replays) keep score; `/siege daily start` is today's Siege at Kurth challenge."
+            "replays) keep score"
+            + "".join(
+                f"; `/siege daily start` is today's {get_game(key).title} challenge"
+                for key in playable_games()
+                if get_game(key).about.daily is not None
+            )
+            + ". Every deal is sealed when a game starts: `/siege verify` checks a finished "
+            "game's deal against the seed it reveals."
         ),
         inline=False,
     )

@@ -90,6 +90,7 @@ async def test_help_is_a_private_friendly_guide(world: World) -> None:
     for key in playable_games():
         assert f"/play {command_name(key)}" in text and get_game(key).title in text
     assert "DM" in text and "/siege rules" in text and "My hand" in text
+    assert "/siege verify" in text and "today's Siege at Kurth challenge" in text
 
 
 async def test_the_bot_welcomes_a_new_server_in_its_system_channel(world: World) -> None:
