@@ -18,8 +18,7 @@ from typing import Literal
 
 from engine import get_game
 from engine.rules import JSON
-from storage import clock
-from storage import store as tables
+from storage import clock, records, tables
 from storage.database import Connection
 from storage.shards import Shards
 from storage.shards import condition as shard_condition
@@ -65,7 +64,7 @@ class OfferOutcome:
     """What an answer did: the offer as it now stands, and the game it started, if any."""
 
     offer: OfferRecord
-    table: tables.TableRecord | None = None
+    table: records.TableRecord | None = None
 
 
 def challenge(
@@ -82,16 +81,16 @@ def challenge(
 ) -> OfferRecord:
     """A challenge from ``challenger`` to ``challenged``: a two-player game, challenger first."""
     if challenger == challenged:
-        raise tables.TableError("You cannot challenge yourself; open a table with /play.")
+        raise records.TableError("You cannot challenge yourself; open a table with /play.")
     engine = get_game(game)
     if engine.max_seats == 1:
-        raise tables.TableError(f"{engine.title} is a solo game: start it with /play.")
+        raise records.TableError(f"{engine.title} is a solo game: start it with /play.")
     if not engine.min_seats <= 2 <= engine.max_seats:
-        raise tables.TableError(f"{engine.title} is not a game for two players.")
+        raise records.TableError(f"{engine.title} is not a game for two players.")
     clock.per_move(time_control)  # refuses an unknown control before anything is written
-    existing = tables._open_table_in(conn, channel_id)
+    existing = records.open_table_in(conn, channel_id)
     if existing is not None:
-        raise tables.TableError(
+        raise records.TableError(
             "This channel already has an open table. Challenge from a thread (each thread is "
             "a channel of its own), or once the table is closed."
         )
@@ -102,7 +101,7 @@ def challenge(
         (challenger, channel_id, challenged),
     ).fetchone()
     if row is not None:
-        raise tables.TableError(
+        raise records.TableError(
             "You have already challenged this player here; wait for their answer."
         )
     return _insert(
@@ -126,11 +125,11 @@ def rematch(
     """``user_id`` asks for a rematch of a finished table: the same seats, options (as the
     game's ``rematch_options`` has them) and time control. A second click on Rematch while an
     offer is open answers yes to it; a game where the asker holds every seat starts at once."""
-    old = tables._require(conn, table_id)
+    old = records.require(conn, table_id)
     if old.seat_of(user_id) is None:
-        raise tables.TableError("Only the players of this game can ask for a rematch.")
+        raise records.TableError("Only the players of this game can ask for a rematch.")
     if old.status != "over" or old.result is None:
-        raise tables.TableError("The game is not over yet.")
+        raise records.TableError("The game is not over yet.")
     row = conn.execute(
         "SELECT id FROM offers WHERE rematch_of = ? AND status = 'open'", (table_id,)
     ).fetchone()
@@ -164,15 +163,15 @@ def answer(
     transaction (a channel that has an open table refuses, and the offer stays open)."""
     offer = load(conn, offer_id)
     if offer is None:
-        raise tables.TableError("That offer no longer exists.")
+        raise records.TableError("That offer no longer exists.")
     if offer.status != "open":
-        raise tables.TableError(CLOSED[offer.status])
+        raise records.TableError(CLOSED[offer.status])
     if offer.expires_at <= clock.stamp(moment):
-        raise tables.TableError(CLOSED["expired"])
+        raise records.TableError(CLOSED["expired"])
     if user_id not in offer.seats:
-        raise tables.TableError("This offer is not for you.")
+        raise records.TableError("This offer is not for you.")
     if user_id not in offer.waiting_for():
-        raise tables.TableError("You have already answered this offer.")
+        raise records.TableError("You have already answered this offer.")
     now = clock.stamp(moment)
     conn.execute(
         "UPDATE offer_seats SET answer = ? WHERE offer_id = ? AND user_id = ?",
@@ -245,7 +244,7 @@ def load(conn: Connection, offer_id: int) -> OfferRecord | None:
 def _require(conn: Connection, offer_id: int) -> OfferRecord:
     offer = load(conn, offer_id)
     if offer is None:
-        raise tables.TableError("That offer no longer exists.")
+        raise records.TableError("That offer no longer exists.")
     return offer
 
 
@@ -296,7 +295,7 @@ def _start_if_agreed(
     if offer.waiting_for():
         return OfferOutcome(offer)
     try:
-        table = tables._new_table(
+        table = tables.new_table(
             conn,
             guild_id=offer.guild_id,
             channel_id=offer.channel_id,
@@ -310,8 +309,8 @@ def _start_if_agreed(
             rematch_of=offer.rematch_of,
             time_control=offer.time_control,
         )
-    except tables.TableExists:
-        raise tables.TableError(
+    except records.TableExists:
+        raise records.TableError(
             "The channel has an open table now, so the game cannot start there yet; answer "
             "again once it is closed (the offer stays open until it expires)."
         ) from None

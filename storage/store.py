@@ -28,22 +28,20 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from engine import chance, get_game
 from engine.rules import (
     JSON,
     Action,
     Event,
-    Game,
     Result,
     RuleError,
     State,
     dumps,
-    loads,
     resolve_options,
 )
-from storage import clock, computers, daily, fairness, offers, players, results
+from storage import clock, computers, daily, fairness, offers, players, records, results
 from storage.database import (
     BUSY_TIMEOUT_MS,
     Connection,
@@ -53,127 +51,41 @@ from storage.database import (
 )
 from storage.migration import backup_path
 from storage.postgres import PgDatabase, is_url
+from storage.records import (
+    BUSY,
+    DAMAGED,
+    FORFEIT_AFTER,
+    RESIGN,
+    ActionRecord,
+    Clock,
+    CorruptTable,
+    DmMode,
+    DmTarget,
+    Seating,
+    StaleAction,
+    Status,
+    StoreBusy,
+    TableError,
+    TableExists,
+    TableRecord,
+    Timeout,
+    load_table,
+    open_table_in,
+    read_actions,
+    require,
+    seats_of,
+    table_record,
+)
 from storage.results import ALL_TIME, GameResult, Standing
 from storage.shards import Shards
 from storage.shards import condition as shard_condition
+from storage.tables import cancel, move_deadlines, new_table, perform, update_lobby, write_seats
 
-DmMode = Literal["on", "off", "closed"]
-Seating = Literal["join", "random", "host_first", "host_second"]
-Status = Literal["lobby", "running", "over", "cancelled"]
-Clock = Callable[[], datetime]
 T = TypeVar("T")
 
 
-#: Missed deadlines before a seat forfeits, unless the table says otherwise.
-FORFEIT_AFTER = 2
-
 #: The schema version that added results and ratings (games finished before it are backfilled).
 RESULTS_SCHEMA = 5
-
-
-class TableError(Exception):
-    """A table-level refusal (not a rule of the game) with a sentence a player understands."""
-
-
-class StaleAction(TableError):
-    """The action was aimed at a ply the table has moved past (a stale button or double click)."""
-
-
-class TableExists(TableError):
-    """The channel already has an open table."""
-
-    def __init__(self, table: TableRecord) -> None:
-        super().__init__("This channel already has an open table.")
-        self.table = table
-
-
-class CorruptTable(TableError):
-    """A stored row that this code cannot read."""
-
-
-class StoreBusy(TableError):
-    """The database stayed locked by another program for longer than the busy timeout."""
-
-
-BUSY = "The game database is busy right now; nothing changed. Try again in a moment."
-DAMAGED = (
-    "This table could not be read from the database (the file is damaged); an admin can "
-    "cancel it, and the operator can run `python -m storage check`."
-)
-
-
-@dataclass(frozen=True)
-class TableRecord:
-    id: int
-    guild_id: int | None
-    channel_id: int
-    game: str
-    options: dict[str, JSON]
-    seed: int
-    host_id: int
-    seats: tuple[int, ...]
-    status: Status
-    state: State | None
-    ply: int
-    version: int
-    result: Result | None
-    message_id: int | None
-    rematch_of: int | None
-    created_at: str
-    updated_at: str
-    seating: Seating = "join"
-    ping_message_id: int | None = None
-    time_control: str = clock.NONE
-    deadline: str | None = None  # when the seat to act (or the lobby) runs out of time
-    remind_at: str | None = None  # when to remind the seat to act (None once reminded)
-    forfeit_after: int = FORFEIT_AFTER  # missed deadlines before a seat forfeits
-    salt: str | None = None  # kept secret with the seed until the end (None: made before 012)
-
-    @property
-    def engine(self) -> Game:
-        return get_game(self.game)
-
-    @property
-    def is_open(self) -> bool:
-        return self.status in ("lobby", "running")
-
-    def seat_of(self, user_id: int) -> int | None:
-        """The first seat this user holds (a solo game has one), or None."""
-        try:
-            return self.seats.index(user_id)
-        except ValueError:
-            return None
-
-    def running_state(self) -> State:
-        if self.state is None:
-            raise TableError("This game has not started yet.")
-        return self.state
-
-
-@dataclass(frozen=True)
-class Timeout:
-    """What a missed deadline did: ``rung`` is ``lobby_expired``, ``auto_move`` (the game's safe
-    move was played for the seat) or ``forfeit`` (the seat resigned by the clock)."""
-
-    table: TableRecord
-    events: list[Event]
-    rung: str
-    seat: int | None
-    user_id: int | None
-    misses: int
-    #: The deadline that was missed (how late the sweeper came is measured from it).
-    missed: str
-
-
-@dataclass(frozen=True)
-class ActionRecord:
-    table_id: int
-    ply: int
-    seat: int
-    user_id: int
-    action: Action
-    events: list[Event]
-    created_at: str
 
 
 def _utc_now() -> datetime:
@@ -199,14 +111,6 @@ TAIL_KEPT = 40
 #: so no more (with 512, the longest collection at 1,000 tables was 58 ms against 48: one run
 #: each of ``benchmarks/table_load.py --sizes 1000 --moves 8 --rates 40``).
 TAIL_TABLES = 128
-
-
-@dataclass(frozen=True)
-class DmTarget:
-    """How a seated player is reached: their DM mode and their stored DM panel of a table."""
-
-    mode: DmMode
-    panel: tuple[int, int] | None  # (DM channel id, message id)
 
 
 class Store:
@@ -277,19 +181,19 @@ class Store:
             raise CorruptTable(DAMAGED) from exc
 
     async def get_table(self, table_id: int) -> TableRecord | None:
-        return await self._read(lambda conn: _load_table(conn, table_id))
+        return await self._read(lambda conn: load_table(conn, table_id))
 
     async def open_table_in(self, channel_id: int) -> TableRecord | None:
-        return await self._read(lambda conn: _open_table_in(conn, channel_id))
+        return await self._read(lambda conn: open_table_in(conn, channel_id))
 
     async def actions(self, table_id: int) -> list[ActionRecord]:
         sql = "SELECT * FROM actions WHERE table_id = ? ORDER BY ply"
-        return await self._read(lambda conn: _actions(conn, sql, (table_id,)))
+        return await self._read(lambda conn: read_actions(conn, sql, (table_id,)))
 
     async def recent_actions(self, table_id: int, limit: int) -> list[ActionRecord]:
         """The last ``limit`` logged actions of a table, oldest first."""
         sql = "SELECT * FROM actions WHERE table_id = ? ORDER BY ply DESC LIMIT ?"
-        rows = await self._read(lambda conn: _actions(conn, sql, (table_id, limit)))
+        rows = await self._read(lambda conn: read_actions(conn, sql, (table_id, limit)))
         return rows[::-1]
 
     async def log_tail(self, table: TableRecord, limit: int = TAIL_KEPT) -> list[ActionRecord]:
@@ -304,7 +208,7 @@ class Store:
         ply = table.ply
         latest = "SELECT * FROM actions WHERE table_id = ? AND ply < ? ORDER BY ply DESC LIMIT ?"
         if limit > TAIL_KEPT:  # longer than what is kept: read, and not kept
-            rows = await self._read(lambda conn: _actions(conn, latest, (table.id, ply, limit)))
+            rows = await self._read(lambda conn: read_actions(conn, latest, (table.id, ply, limit)))
             return rows[::-1]
         kept = self._tails.get(table.id)
         if kept is not None and kept[0] == ply:
@@ -313,10 +217,12 @@ class Store:
         if kept is not None and kept[0] < ply <= kept[0] + TAIL_KEPT:
             since = kept[0]
             sql = "SELECT * FROM actions WHERE table_id = ? AND ply >= ? AND ply < ? ORDER BY ply"
-            newer = await self._read(lambda conn: _actions(conn, sql, (table.id, since, ply)))
+            newer = await self._read(lambda conn: read_actions(conn, sql, (table.id, since, ply)))
             tail = (*kept[1], *newer)[-TAIL_KEPT:]
         else:
-            rows = await self._read(lambda conn: _actions(conn, latest, (table.id, ply, TAIL_KEPT)))
+            rows = await self._read(
+                lambda conn: read_actions(conn, latest, (table.id, ply, TAIL_KEPT))
+            )
             tail = tuple(rows[::-1])
         current = self._tails.get(table.id)
         if current is None or current[0] <= ply:  # an older position's tail is not kept
@@ -329,7 +235,7 @@ class Store:
     async def newest(self, table: TableRecord) -> TableRecord | None:
         """The table as stored now: ``table`` itself when its version is still the stored one
         (one indexed lookup, nothing decoded), else read again; None once it is gone."""
-        return await self._read(lambda conn: _newest(conn, table))
+        return await self._read(lambda conn: records.newest(conn, table))
 
     async def delivery_targets(
         self, table: TableRecord
@@ -338,7 +244,7 @@ class Store:
         mode and stored DM panel (what refreshing the panels and pinging need)."""
 
         def run(conn: Connection) -> tuple[TableRecord | None, dict[int, DmTarget]]:
-            newest = _newest(conn, table)
+            newest = records.newest(conn, table)
             if newest is None:
                 return None, {}
             users = [uid for uid in dict.fromkeys(newest.seats) if not computers.is_computer(uid)]
@@ -374,7 +280,7 @@ class Store:
             found = []
             for row in rows:
                 try:
-                    found.append(_record(row, _seats(conn, row["id"])))
+                    found.append(table_record(row, seats_of(conn, row["id"])))
                 except CorruptTable:
                     continue
             return found
@@ -450,7 +356,7 @@ class Store:
         moment = self._moment()
 
         def run(conn: Connection) -> TableRecord:
-            return _new_table(
+            return new_table(
                 conn,
                 guild_id=guild_id,
                 channel_id=channel_id,
@@ -492,20 +398,20 @@ class Store:
 
     async def join(self, table_id: int, user_id: int) -> TableRecord:
         def run(conn: Connection) -> TableRecord:
-            table = _require(conn, table_id)
+            table = require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("This table has already started; you can watch it.")
             if user_id in table.seats:
                 raise TableError("You already have a seat at this table.")
             if len(table.seats) >= table.engine.max_seats:
                 raise TableError("This table is full.")
-            return _update_lobby(conn, table, (*table.seats, user_id), self._now())
+            return update_lobby(conn, table, (*table.seats, user_id), self._now())
 
         return await self._write(run)
 
     async def leave(self, table_id: int, user_id: int) -> TableRecord:
         def run(conn: Connection) -> TableRecord:
-            table = _require(conn, table_id)
+            table = require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("The game has started; use Resign to leave it.")
             if user_id not in table.seats:
@@ -513,7 +419,7 @@ class Store:
             if user_id == table.host_id:
                 raise TableError("You host this table: cancel it instead of leaving.")
             seats = tuple(s for s in table.seats if s != user_id)
-            return _update_lobby(conn, table, seats, self._now())
+            return update_lobby(conn, table, seats, self._now())
 
         return await self._write(run)
 
@@ -521,7 +427,7 @@ class Store:
         """The host seats a computer player of ``level`` in the lobby."""
 
         def run(conn: Connection) -> TableRecord:
-            table = _require(conn, table_id)
+            table = require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("This table has already started.")
             if user_id != table.host_id:
@@ -531,7 +437,7 @@ class Store:
             if len(table.seats) >= table.engine.max_seats:
                 raise TableError("This table is full.")
             seat = computers.next_computer(level, table.seats)
-            return _update_lobby(conn, table, (*table.seats, seat), self._now())
+            return update_lobby(conn, table, (*table.seats, seat), self._now())
 
         return await self._write(run)
 
@@ -539,7 +445,7 @@ class Store:
         """The host takes the last computer player seated in the lobby away again."""
 
         def run(conn: Connection) -> TableRecord:
-            table = _require(conn, table_id)
+            table = require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("This table has already started.")
             if user_id != table.host_id:
@@ -548,7 +454,7 @@ class Store:
             if not seated:
                 raise TableError("There is no computer player at this table.")
             seats = tuple(uid for uid in table.seats if uid != seated[-1])
-            return _update_lobby(conn, table, seats, self._now())
+            return update_lobby(conn, table, seats, self._now())
 
         return await self._write(run)
 
@@ -571,7 +477,7 @@ class Store:
                 if len(waiting) >= limit:
                     break
                 try:
-                    table = _require(conn, table_id)
+                    table = require(conn, table_id)
                 except CorruptTable:
                     continue  # answered where a person meets it; a computer just waits
                 seat = table.engine.to_act(table.running_state())
@@ -583,7 +489,7 @@ class Store:
 
     async def start(self, table_id: int, user_id: int) -> TableRecord:
         def run(conn: Connection) -> TableRecord:
-            table = _require(conn, table_id)
+            table = require(conn, table_id)
             if table.status != "lobby":
                 raise TableError("This table has already started.")
             if user_id != table.host_id:
@@ -600,7 +506,7 @@ class Store:
             moment = self._moment()
             now = clock.stamp(moment)
             first = engine.to_act(state)
-            deadline, remind_at = _move_deadlines(
+            deadline, remind_at = move_deadlines(
                 conn, table.time_control, moment, seats[first if first is not None else 0]
             )
             salt = table.salt or fairness.new_salt()  # a lobby opened before migration 012
@@ -609,7 +515,7 @@ class Store:
                 " updated_at = ?, deadline = ?, remind_at = ?, salt = ? WHERE id = ?",
                 (dumps(state), now, deadline, remind_at, salt, table.id),
             )
-            _write_seats(conn, table.id, seats)
+            write_seats(conn, table.id, seats)
             return replace(
                 table,
                 salt=salt,
@@ -626,11 +532,11 @@ class Store:
 
     async def cancel(self, table_id: int) -> TableRecord:
         def run(conn: Connection) -> TableRecord:
-            table = _require(conn, table_id)
+            table = require(conn, table_id)
             if not table.is_open:
                 raise TableError("This table is already closed.")
             now = self._now()
-            _cancel(conn, table.id, now)
+            cancel(conn, table.id, now)
             return replace(
                 table,
                 status="cancelled",
@@ -653,7 +559,7 @@ class Store:
             ).fetchone()
             if row is None:
                 return None
-            _cancel(conn, int(row[0]), self._now())
+            cancel(conn, int(row[0]), self._now())
             return int(row[0])
 
         return await self._write(run)
@@ -717,7 +623,7 @@ class Store:
             found = []
             for (table_id,) in rows:
                 try:
-                    found.append(_require(conn, int(table_id)))
+                    found.append(require(conn, int(table_id)))
                 except CorruptTable:
                     continue
             return found
@@ -748,7 +654,7 @@ class Store:
 
         def run(conn: Connection) -> Timeout | None:
             now = clock.stamp(moment)
-            table = _require(conn, table_id)
+            table = require(conn, table_id)
             if (
                 not table.is_open
                 or table.deadline is None
@@ -757,7 +663,7 @@ class Store:
             ):
                 return None
             if table.status == "lobby":
-                _cancel(conn, table.id, now)
+                cancel(conn, table.id, now)
                 closed = replace(table, status="cancelled", deadline=None, remind_at=None)
                 return Timeout(closed, [], "lobby_expired", None, None, 0, table.deadline)
             game = table.engine
@@ -885,7 +791,7 @@ class Store:
 
         def run(conn: Connection) -> tuple[TableRecord, bool]:
             scored = not daily.has_scored_attempt(conn, guild_id, day, difficulty, user_id)
-            table = _new_table(
+            table = new_table(
                 conn,
                 guild_id=guild_id,
                 channel_id=channel_id,
@@ -1021,7 +927,7 @@ class Store:
             ).fetchall()
             for (table_id,) in rows:
                 try:
-                    table = _require(conn, int(table_id))
+                    table = require(conn, int(table_id))
                 except CorruptTable:
                     continue
                 seat = table.engine.to_act(table.running_state())
@@ -1114,20 +1020,6 @@ class Store:
         )
 
 
-RESIGN: Action = {"type": "resign"}
-
-
-def perform(
-    game: Game, state: State, seat: int, action: Action, seed: int, ply: int
-) -> tuple[State, list[Event]]:
-    """One logged action: the table-level resignation, or a move through the game's rules with
-    the chance of the table's scheme (engine/chance.py)."""
-    if action == RESIGN:
-        after, events = game.resign(state, seat)
-        return chance.keep(state, after), events
-    return chance.advance(game, state, seat, action, seed, ply)
-
-
 def seat_order(
     joined: tuple[int, ...], host_id: int, seating: Seating, seed: int
 ) -> tuple[int, ...]:
@@ -1161,7 +1053,7 @@ def _after_migration(conn: Connection, old: int, new: int) -> None:
     ).fetchall()
     for (table_id,) in rows:
         try:
-            table = _require(conn, table_id)
+            table = require(conn, table_id)
         except CorruptTable:
             continue  # unreadable: it stays out of the boards
         if table.result is None:
@@ -1222,7 +1114,7 @@ def _act(
             done = _write_plan(conn, plan, user_id, action, moment, automatic, memo)
             if done is not None:
                 return done
-    plan = _plan(_require(conn, table_id), user_id, action, expected_ply)
+    plan = _plan(require(conn, table_id), user_id, action, expected_ply)
     done = _write_plan(conn, plan, user_id, action, moment, automatic, memo)
     if done is None:  # pragma: no cover - the write lock makes the load current
         raise StaleAction("That button is out of date: the game has moved on.")
@@ -1285,7 +1177,7 @@ def _write_plan(
     deadline, remind_at = (None, None)
     next_seat = game.to_act(new_state)
     if result is None and next_seat is not None:
-        deadline, remind_at = _move_deadlines(
+        deadline, remind_at = move_deadlines(
             conn, table.time_control, moment, table.seats[next_seat]
         )
     cur = conn.execute(
@@ -1346,210 +1238,12 @@ def _write_plan(
     return after, events
 
 
-def _new_table(
-    conn: Connection,
-    *,
-    guild_id: int | None,
-    channel_id: int,
-    game: str,
-    options: dict[str, JSON],
-    seed: int,
-    host_id: int,
-    seats: tuple[int, ...],
-    start: bool,
-    moment: datetime,
-    rematch_of: int | None = None,
-    seating: Seating = "join",
-    time_control: str = clock.NONE,
-    forfeit_after: int = FORFEIT_AFTER,
-) -> TableRecord:
-    """Insert a lobby, or a started game, in a channel that has no open table. A lobby waits
-    :data:`clock.LOBBY_WAIT` for its host to start it; a started game's first move has its
-    clock's time."""
-    existing = _open_table_in(conn, channel_id)
-    if existing is not None:
-        raise TableExists(existing)
-    engine = get_game(game)
-    clock.per_move(time_control)  # refuses an unknown control before anything is written
-    state = chance.deal(engine, len(seats), options, seed) if start else None
-    now = clock.stamp(moment)
-    if start and state is not None:
-        first = engine.to_act(state)
-        deadline, remind_at = _move_deadlines(
-            conn, time_control, moment, seats[first if first is not None else 0]
-        )
-    else:
-        deadline, remind_at = clock.stamp(moment + clock.LOBBY_WAIT), None
-    cur = conn.execute(
-        "INSERT INTO tables (guild_id, channel_id, game, options, seed, host_id,"
-        " status, state, created_at, updated_at, rematch_of, seating, time_control, deadline,"
-        " remind_at, forfeit_after, salt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-        " ?, ?)",
-        (
-            guild_id,
-            channel_id,
-            game,
-            json.dumps(options),
-            seed,
-            host_id,
-            "running" if start else "lobby",
-            None if state is None else dumps(state),
-            now,
-            now,
-            rematch_of,
-            seating,
-            time_control,
-            deadline,
-            remind_at,
-            forfeit_after,
-            fairness.new_salt(),
-        ),
-    )
-    assert cur.lastrowid is not None
-    _write_seats(conn, cur.lastrowid, seats)
-    return _require(conn, cur.lastrowid)
-
-
-def _load_table(conn: Connection, table_id: int) -> TableRecord | None:
-    row = conn.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
-    return None if row is None else _record(row, _seats(conn, table_id))
-
-
-def _newest(conn: Connection, table: TableRecord) -> TableRecord | None:
-    """``table`` as stored now, read and decoded again only when its version moved on (every
-    change of a table's row moves it: see migration 011)."""
-    row = conn.execute("SELECT version FROM tables WHERE id = ?", (table.id,)).fetchone()
-    if row is None:
-        return None
-    return table if int(row[0]) == table.version else _load_table(conn, table.id)
-
-
-def _require(conn: Connection, table_id: int) -> TableRecord:
-    table = _load_table(conn, table_id)
-    if table is None:
-        raise TableError("That table no longer exists.")
-    return table
-
-
-def _open_table_in(conn: Connection, channel_id: int) -> TableRecord | None:
-    row = conn.execute(
-        "SELECT * FROM tables WHERE channel_id = ? AND status IN ('lobby', 'running')",
-        (channel_id,),
-    ).fetchone()
-    return None if row is None else _record(row, _seats(conn, row["id"]))
-
-
-def _seats(conn: Connection, table_id: int) -> tuple[int, ...]:
-    rows = conn.execute(
-        "SELECT user_id FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)
-    ).fetchall()
-    return tuple(int(row[0]) for row in rows)
-
-
-def _write_seats(conn: Connection, table_id: int, seats: Sequence[int]) -> None:
-    conn.execute("DELETE FROM seats WHERE table_id = ?", (table_id,))
-    conn.executemany(
-        "INSERT INTO seats (table_id, seat, user_id) VALUES (?, ?, ?)",
-        [(table_id, n, user_id) for n, user_id in enumerate(seats)],
-    )
-
-
-def _update_lobby(
-    conn: Connection, table: TableRecord, seats: tuple[int, ...], now: str
-) -> TableRecord:
-    conn.execute(
-        "UPDATE tables SET version = version + 1, updated_at = ? WHERE id = ?", (now, table.id)
-    )
-    _write_seats(conn, table.id, seats)
-    return replace(table, seats=seats, version=table.version + 1, updated_at=now)
-
-
-def _move_deadlines(
-    conn: Connection, control: str, moment: datetime, user_id: int
-) -> tuple[str | None, str | None]:
-    """The deadline and reminder of ``user_id``'s next move; a daily clock waits out their
-    vacation first."""
-    if not control.startswith("daily:"):
-        return clock.deadlines(control, moment)
-    return clock.deadlines(control, moment + players.vacation_left(conn, user_id, moment))
-
-
 def _beat(conn: Connection, moment: datetime) -> None:
     conn.execute(
         "INSERT INTO meta (key, value) VALUES ('heartbeat', ?)"
         " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         (clock.stamp(moment),),
     )
-
-
-def _cancel(conn: Connection, table_id: int, now: str) -> None:
-    conn.execute(
-        "UPDATE tables SET status = 'cancelled', version = version + 1, updated_at = ?,"
-        " deadline = NULL, remind_at = NULL WHERE id = ?",
-        (now, table_id),
-    )
-
-
-def _actions(conn: Connection, sql: str, params: tuple[Any, ...]) -> list[ActionRecord]:
-    return [_action(row) for row in conn.execute(sql, params).fetchall()]
-
-
-def _action(row: Any) -> ActionRecord:
-    try:
-        action = json.loads(row["action"])
-        events = json.loads(row["events"])
-        if not isinstance(action, dict) or not isinstance(events, list):
-            raise TypeError("an action is an object and its events a list")
-        return ActionRecord(
-            table_id=int(row["table_id"]),
-            ply=int(row["ply"]),
-            seat=int(row["seat"]),
-            user_id=int(row["user_id"]),
-            action=action,
-            events=events,
-            created_at=row["created_at"],
-        )
-    except (ValueError, KeyError, TypeError) as exc:
-        raise CorruptTable(
-            f"Move {row['ply']} of table {row['table_id']} could not be read from the database."
-        ) from exc
-
-
-def _record(row: Any, seats: tuple[int, ...]) -> TableRecord:
-    try:
-        game = get_game(row["game"])
-        if len(seats) < (1 if row["state"] is None else game.min_seats):
-            raise ValueError("the table's seats are missing")
-        return TableRecord(
-            id=row["id"],
-            guild_id=row["guild_id"],
-            channel_id=row["channel_id"],
-            game=row["game"],
-            options=json.loads(row["options"]),
-            seed=row["seed"],
-            host_id=row["host_id"],
-            seats=seats,
-            status=row["status"],
-            state=None if row["state"] is None else loads(row["state"], game),
-            ply=row["ply"],
-            version=row["version"],
-            result=None if row["result"] is None else Result.from_json(json.loads(row["result"])),
-            message_id=row["message_id"],
-            rematch_of=row["rematch_of"],
-            created_at=row["created_at"],
-            updated_at=row["updated_at"],
-            seating=row["seating"],
-            ping_message_id=row["ping_message_id"],
-            time_control=row["time_control"],
-            deadline=row["deadline"],
-            remind_at=row["remind_at"],
-            forfeit_after=row["forfeit_after"],
-            salt=row["salt"],
-        )
-    except (ValueError, KeyError, TypeError) as exc:
-        raise CorruptTable(
-            f"Table {row['id']} could not be read from the database; an admin can cancel it."
-        ) from exc
 
 
 __all__ = [
