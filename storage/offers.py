@@ -5,20 +5,24 @@ once every player has said yes.
 An offer is one ``offers`` row and one ``offer_seats`` row per seat of the game it would start,
 each with that player's answer. The one who makes it has said yes. Each function here is the
 body of one write transaction: answering the last seat and creating the table commit together
-(through the store's ``_new_table``), so two accepts at the same instant start one game. An open
-offer expires after :data:`OFFER_WAIT`; the sweeper closes those due with :func:`expire`.
+(through :func:`storage.tables.new_table`), so two accepts at the same instant start one game. An
+open offer expires after :data:`OFFER_WAIT`; the sweeper closes those due with :func:`expire`.
+:class:`Offers` is the store's side of them (what the front ends await).
 """
 
 from __future__ import annotations
 
 import json
+import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
 from engine import get_game
-from engine.rules import JSON
+from engine.rules import JSON, resolve_options
 from storage import clock, records, tables
+from storage.base import StoreBase
 from storage.database import Connection
 from storage.shards import Shards
 from storage.shards import condition as shard_condition
@@ -321,4 +325,75 @@ def _start_if_agreed(
     return OfferOutcome(_require(conn, offer.id), table)
 
 
-__all__ = ["OFFER_WAIT", "OfferOutcome", "OfferRecord", "answer", "challenge", "expire", "rematch"]
+class Offers(StoreBase):
+    """Challenges and rematches: each method runs this module's function of that name (or
+    nearly) as one transaction."""
+
+    async def challenge(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        game: str,
+        challenger_id: int,
+        challenged_id: int,
+        options: Mapping[str, JSON] | None = None,
+        time_control: str = clock.NONE,
+    ) -> OfferRecord:
+        """Offer ``challenged_id`` a two-player game here (``challenger_id`` has said yes)."""
+        opts = resolve_options(get_game(game), options)
+        moment = self._moment()
+
+        def run(conn: Connection) -> OfferRecord:
+            return challenge(
+                conn,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                game=game,
+                options=opts,
+                time_control=time_control,
+                challenger=challenger_id,
+                challenged=challenged_id,
+                moment=moment,
+            )
+
+        return await self._write(run)
+
+    async def offer_rematch(self, table_id: int, user_id: int) -> OfferOutcome:
+        """Ask for a rematch of a finished table, or say yes to the one already asked for."""
+        moment, seed = self._moment(), random.SystemRandom().randrange(2**62)
+        return await self._write(lambda conn: rematch(conn, table_id, user_id, moment, seed))
+
+    async def answer_offer(self, offer_id: int, user_id: int, yes: bool) -> OfferOutcome:
+        """Accept or decline an offer; the last yes starts the game in the same transaction."""
+        moment, seed = self._moment(), random.SystemRandom().randrange(2**62)
+        return await self._write(lambda conn: answer(conn, offer_id, user_id, yes, moment, seed))
+
+    async def get_offer(self, offer_id: int) -> OfferRecord | None:
+        return await self._db.read(lambda conn: load(conn, offer_id))
+
+    async def set_offer_message(
+        self, offer_id: int, channel_id: int | None, message_id: int | None
+    ) -> None:
+        """Remember the message that carries an offer's Accept / Decline buttons."""
+        await self._write(lambda conn: set_message(conn, offer_id, channel_id, message_id))
+
+    async def expire_offers(
+        self, limit: int = 100, *, shards: Shards | None = None
+    ) -> list[OfferRecord]:
+        """Close the open offers whose time is up (the sweeper's); returns them. With
+        ``shards``, only the offers made in the servers on those shards."""
+        moment = self._moment()
+        return await self._write(lambda conn: expire(conn, moment, limit, shards))
+
+
+__all__ = [
+    "OFFER_WAIT",
+    "OfferOutcome",
+    "OfferRecord",
+    "Offers",
+    "answer",
+    "challenge",
+    "expire",
+    "rematch",
+]

@@ -23,7 +23,8 @@ from typing import Any
 
 from storage.database import DatabaseUnusable
 from storage.postgres import PgConnection, PgDatabase
-from storage.store import CorruptTable, Store
+from storage.records import CorruptTable
+from storage.store import Store
 
 #: Every table of the schema, each after the tables it refers to.
 TABLES = (
