@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from storage.database import DatabaseUnusable
-from storage.postgres import PgConnection, PgDatabase
+from storage.pg_dialect import PgConnection
+from storage.postgres import PgDatabase
 from storage.records import CorruptTable
 from storage.store import Store
 

@@ -531,7 +531,14 @@ async def test_state_of_an_unknown_version_is_corrupt(store: Store, db_path: Pat
 
 
 @pytest.mark.parametrize(
-    "module", ["storage.lobby", "storage.ratings", "storage.players", "storage.postgres"]
+    "module",
+    [
+        "storage.lobby",
+        "storage.ratings",
+        "storage.players",
+        "storage.postgres",
+        "storage.pg_dialect",
+    ],
 )
 def test_storage_doctests(module: str) -> None:
     import doctest
