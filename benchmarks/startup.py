@@ -71,7 +71,7 @@ from engine.rules import (  # noqa: E402
     rng_for,
 )
 from storage import RESIGN, Store, results  # noqa: E402
-from storage.store import perform  # noqa: E402
+from storage.tables import perform  # noqa: E402
 
 PYTHON = sys.executable
 GAME_KEYS = ("castles", "king", "knights")

@@ -3,24 +3,24 @@ stays inside this package."""
 
 from __future__ import annotations
 
+from storage.database import DatabaseUnusable
 from storage.outage import StorageUnavailable
-from storage.store import (
+from storage.records import (
     RESIGN,
     ActionRecord,
     CorruptTable,
-    DatabaseUnusable,
     DmMode,
     DmTarget,
     Seating,
     StaleAction,
-    Standing,
-    Store,
     StoreBusy,
     TableError,
     TableExists,
     TableRecord,
     Timeout,
 )
+from storage.results import Standing
+from storage.store import Store
 
 __all__ = [
     "RESIGN",

@@ -8,7 +8,8 @@ database: it cannot be worked out before the day. A daily game's seed and deal s
 everyone until its day is over (storage/fairness.py). The first attempt of a player per day and
 difficulty is scored; later ones are practice. A scored attempt's score is written in the
 transaction of the action that ends its game (:func:`finish`), once: the result row's key and
-this table's key are the table.
+this table's key are the table. :class:`Dailies` is the store's side of it (what the front ends
+await).
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine import get_game
+from engine.rules import resolve_options
+from storage.base import StoreBase
 from storage.database import Connection
+from storage.records import TableRecord
+from storage.tables import new_table
 
 GAME = "kurth"
 
@@ -149,8 +155,65 @@ def standing(
     return DailyLine(user_id, int(score), int(turns), bool(won), int(ahead) + 1)
 
 
+class Dailies(StoreBase):
+    """The daily challenge's games and boards, through this module's functions."""
+
+    async def start_daily(
+        self, *, guild_id: int, channel_id: int, user_id: int, difficulty: str, day: str
+    ) -> tuple[TableRecord, bool]:
+        """Start ``user_id``'s daily Kurth game of ``day`` (``YYYY-MM-DD``, UTC) in a channel:
+        the server's seed of the day; scored if it is their first attempt of the day at this
+        difficulty, else practice. Returns the running table and whether it is scored."""
+        options = resolve_options(get_game(GAME), {"difficulty": difficulty})
+        moment = self._moment()
+
+        def run(conn: Connection) -> tuple[TableRecord, bool]:
+            scored = not has_scored_attempt(conn, guild_id, day, difficulty, user_id)
+            table = new_table(
+                conn,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                game=GAME,
+                options=options,
+                seed=seed_for(conn, guild_id, day, difficulty),
+                host_id=user_id,
+                seats=(user_id,),
+                start=True,
+                moment=moment,
+            )
+            add_attempt(
+                conn,
+                table_id=table.id,
+                guild_id=guild_id,
+                day=day,
+                difficulty=difficulty,
+                user_id=user_id,
+                scored=scored,
+            )
+            return table, scored
+
+        return await self._write(run)
+
+    async def daily_day(self, table_id: int) -> str | None:
+        """The UTC day of a daily game (``None``: the table is not one)."""
+        return await self._db.read(lambda conn: day_of(conn, table_id))
+
+    async def daily_board(
+        self, guild_id: int, day: str, difficulty: str, *, offset: int = 0, limit: int = 10
+    ) -> list[DailyLine]:
+        return await self._db.read(
+            lambda conn: board(conn, guild_id, day, difficulty, offset, limit)
+        )
+
+    async def daily_standing(
+        self, guild_id: int, day: str, difficulty: str, user_id: int
+    ) -> DailyLine | None:
+        return await self._db.read(lambda conn: standing(conn, guild_id, day, difficulty, user_id))
+
+
 __all__ = [
     "GAME",
+    "Dailies",
     "DailyLine",
     "add_attempt",
     "board",

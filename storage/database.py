@@ -51,7 +51,7 @@ class Cursor(Protocol):
 
 class Connection(Protocol):
     """The calls a transaction function makes, on either database: ``sqlite3.Connection`` has
-    them, and so has :class:`storage.postgres.PgConnection`. Rows read by position and by name."""
+    them, and so has :class:`storage.pg_dialect.PgConnection`. Rows read by position and by name."""
 
     def execute(self, sql: str, parameters: Any = ..., /) -> Cursor: ...
 

@@ -14,9 +14,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from engine import chance
+from storage.records import RESIGN
 
 if TYPE_CHECKING:
-    from storage.store import Store, TableRecord
+    from storage.records import TableRecord
+    from storage.store import Store
 
 
 def new_salt() -> str:
@@ -49,8 +51,6 @@ async def export_script(store: Store, table: TableRecord) -> dict[str, Any]:
     A resignation is a table action outside the script format: the script's actions leave it out
     and ``dealt.resignations`` says where it came (``after`` that many scripted actions), so the
     verifier replays the whole stored game (a tower poker seat that left mid-game included)."""
-    from storage.store import RESIGN  # the store imports this module
-
     log = await store.actions(table.id)
     fair: dict[str, Any] = {"scheme": chance.scheme_of(table.state)}
     seal = commitment_of(table)

@@ -5,21 +5,24 @@ once every player has said yes.
 An offer is one ``offers`` row and one ``offer_seats`` row per seat of the game it would start,
 each with that player's answer. The one who makes it has said yes. Each function here is the
 body of one write transaction: answering the last seat and creating the table commit together
-(through the store's ``_new_table``), so two accepts at the same instant start one game. An open
-offer expires after :data:`OFFER_WAIT`; the sweeper closes those due with :func:`expire`.
+(through :func:`storage.tables.new_table`), so two accepts at the same instant start one game. An
+open offer expires after :data:`OFFER_WAIT`; the sweeper closes those due with :func:`expire`.
+:class:`Offers` is the store's side of them (what the front ends await).
 """
 
 from __future__ import annotations
 
 import json
+import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
 from engine import get_game
-from engine.rules import JSON
-from storage import clock
-from storage import store as tables
+from engine.rules import JSON, resolve_options
+from storage import clock, records, tables
+from storage.base import StoreBase
 from storage.database import Connection
 from storage.shards import Shards
 from storage.shards import condition as shard_condition
@@ -65,7 +68,7 @@ class OfferOutcome:
     """What an answer did: the offer as it now stands, and the game it started, if any."""
 
     offer: OfferRecord
-    table: tables.TableRecord | None = None
+    table: records.TableRecord | None = None
 
 
 def challenge(
@@ -82,16 +85,16 @@ def challenge(
 ) -> OfferRecord:
     """A challenge from ``challenger`` to ``challenged``: a two-player game, challenger first."""
     if challenger == challenged:
-        raise tables.TableError("You cannot challenge yourself; open a table with /play.")
+        raise records.TableError("You cannot challenge yourself; open a table with /play.")
     engine = get_game(game)
     if engine.max_seats == 1:
-        raise tables.TableError(f"{engine.title} is a solo game: start it with /play.")
+        raise records.TableError(f"{engine.title} is a solo game: start it with /play.")
     if not engine.min_seats <= 2 <= engine.max_seats:
-        raise tables.TableError(f"{engine.title} is not a game for two players.")
+        raise records.TableError(f"{engine.title} is not a game for two players.")
     clock.per_move(time_control)  # refuses an unknown control before anything is written
-    existing = tables._open_table_in(conn, channel_id)
+    existing = records.open_table_in(conn, channel_id)
     if existing is not None:
-        raise tables.TableError(
+        raise records.TableError(
             "This channel already has an open table. Challenge from a thread (each thread is "
             "a channel of its own), or once the table is closed."
         )
@@ -102,7 +105,7 @@ def challenge(
         (challenger, channel_id, challenged),
     ).fetchone()
     if row is not None:
-        raise tables.TableError(
+        raise records.TableError(
             "You have already challenged this player here; wait for their answer."
         )
     return _insert(
@@ -126,11 +129,11 @@ def rematch(
     """``user_id`` asks for a rematch of a finished table: the same seats, options (as the
     game's ``rematch_options`` has them) and time control. A second click on Rematch while an
     offer is open answers yes to it; a game where the asker holds every seat starts at once."""
-    old = tables._require(conn, table_id)
+    old = records.require(conn, table_id)
     if old.seat_of(user_id) is None:
-        raise tables.TableError("Only the players of this game can ask for a rematch.")
+        raise records.TableError("Only the players of this game can ask for a rematch.")
     if old.status != "over" or old.result is None:
-        raise tables.TableError("The game is not over yet.")
+        raise records.TableError("The game is not over yet.")
     row = conn.execute(
         "SELECT id FROM offers WHERE rematch_of = ? AND status = 'open'", (table_id,)
     ).fetchone()
@@ -164,15 +167,15 @@ def answer(
     transaction (a channel that has an open table refuses, and the offer stays open)."""
     offer = load(conn, offer_id)
     if offer is None:
-        raise tables.TableError("That offer no longer exists.")
+        raise records.TableError("That offer no longer exists.")
     if offer.status != "open":
-        raise tables.TableError(CLOSED[offer.status])
+        raise records.TableError(CLOSED[offer.status])
     if offer.expires_at <= clock.stamp(moment):
-        raise tables.TableError(CLOSED["expired"])
+        raise records.TableError(CLOSED["expired"])
     if user_id not in offer.seats:
-        raise tables.TableError("This offer is not for you.")
+        raise records.TableError("This offer is not for you.")
     if user_id not in offer.waiting_for():
-        raise tables.TableError("You have already answered this offer.")
+        raise records.TableError("You have already answered this offer.")
     now = clock.stamp(moment)
     conn.execute(
         "UPDATE offer_seats SET answer = ? WHERE offer_id = ? AND user_id = ?",
@@ -245,7 +248,7 @@ def load(conn: Connection, offer_id: int) -> OfferRecord | None:
 def _require(conn: Connection, offer_id: int) -> OfferRecord:
     offer = load(conn, offer_id)
     if offer is None:
-        raise tables.TableError("That offer no longer exists.")
+        raise records.TableError("That offer no longer exists.")
     return offer
 
 
@@ -296,7 +299,7 @@ def _start_if_agreed(
     if offer.waiting_for():
         return OfferOutcome(offer)
     try:
-        table = tables._new_table(
+        table = tables.new_table(
             conn,
             guild_id=offer.guild_id,
             channel_id=offer.channel_id,
@@ -310,8 +313,8 @@ def _start_if_agreed(
             rematch_of=offer.rematch_of,
             time_control=offer.time_control,
         )
-    except tables.TableExists:
-        raise tables.TableError(
+    except records.TableExists:
+        raise records.TableError(
             "The channel has an open table now, so the game cannot start there yet; answer "
             "again once it is closed (the offer stays open until it expires)."
         ) from None
@@ -322,4 +325,75 @@ def _start_if_agreed(
     return OfferOutcome(_require(conn, offer.id), table)
 
 
-__all__ = ["OFFER_WAIT", "OfferOutcome", "OfferRecord", "answer", "challenge", "expire", "rematch"]
+class Offers(StoreBase):
+    """Challenges and rematches: each method runs this module's function of that name (or
+    nearly) as one transaction."""
+
+    async def challenge(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        game: str,
+        challenger_id: int,
+        challenged_id: int,
+        options: Mapping[str, JSON] | None = None,
+        time_control: str = clock.NONE,
+    ) -> OfferRecord:
+        """Offer ``challenged_id`` a two-player game here (``challenger_id`` has said yes)."""
+        opts = resolve_options(get_game(game), options)
+        moment = self._moment()
+
+        def run(conn: Connection) -> OfferRecord:
+            return challenge(
+                conn,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                game=game,
+                options=opts,
+                time_control=time_control,
+                challenger=challenger_id,
+                challenged=challenged_id,
+                moment=moment,
+            )
+
+        return await self._write(run)
+
+    async def offer_rematch(self, table_id: int, user_id: int) -> OfferOutcome:
+        """Ask for a rematch of a finished table, or say yes to the one already asked for."""
+        moment, seed = self._moment(), random.SystemRandom().randrange(2**62)
+        return await self._write(lambda conn: rematch(conn, table_id, user_id, moment, seed))
+
+    async def answer_offer(self, offer_id: int, user_id: int, yes: bool) -> OfferOutcome:
+        """Accept or decline an offer; the last yes starts the game in the same transaction."""
+        moment, seed = self._moment(), random.SystemRandom().randrange(2**62)
+        return await self._write(lambda conn: answer(conn, offer_id, user_id, yes, moment, seed))
+
+    async def get_offer(self, offer_id: int) -> OfferRecord | None:
+        return await self._db.read(lambda conn: load(conn, offer_id))
+
+    async def set_offer_message(
+        self, offer_id: int, channel_id: int | None, message_id: int | None
+    ) -> None:
+        """Remember the message that carries an offer's Accept / Decline buttons."""
+        await self._write(lambda conn: set_message(conn, offer_id, channel_id, message_id))
+
+    async def expire_offers(
+        self, limit: int = 100, *, shards: Shards | None = None
+    ) -> list[OfferRecord]:
+        """Close the open offers whose time is up (the sweeper's); returns them. With
+        ``shards``, only the offers made in the servers on those shards."""
+        moment = self._moment()
+        return await self._write(lambda conn: expire(conn, moment, limit, shards))
+
+
+__all__ = [
+    "OFFER_WAIT",
+    "OfferOutcome",
+    "OfferRecord",
+    "Offers",
+    "answer",
+    "challenge",
+    "expire",
+    "rematch",
+]

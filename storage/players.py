@@ -3,15 +3,21 @@
 Quiet hours delay reminders, never deadlines: :func:`is_quiet` is asked before a reminder goes
 out, and a reminder held back goes out at the first sweep after the quiet hours end. The digest
 goes out once a local day, at the first sweep from :data:`DIGEST_HOUR` local time on.
+:class:`Players` is the store's side of a player: settings, vacations, the names they were last
+seen under, their DM mode and their DM panels.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from storage import clock
+from storage.base import StoreBase
 from storage.database import Connection
+from storage.records import CorruptTable, DmMode, TableError, require
 
 DIGEST_HOUR = 9
 
@@ -146,9 +152,142 @@ def digest_sent(conn: Connection, user_id: int, moment: datetime) -> bool:
     return cur.rowcount == 1
 
 
+class Players(StoreBase):
+    """Players' settings, vacations, names, DM modes and DM panels (a method named like one of
+    this module's functions runs it)."""
+
+    async def settings(self, user_id: int) -> Settings:
+        return await self._db.read(lambda conn: load(conn, user_id))
+
+    async def set_settings(self, user_id: int, settings: Settings) -> None:
+        await self._write(lambda conn: save(conn, user_id, settings))
+
+    async def digests_due(self) -> list[int]:
+        moment = self._moment()
+        return await self._db.read(lambda conn: digests_due(conn, moment))
+
+    async def digest_sent(self, user_id: int) -> bool:
+        moment = self._moment()
+        return await self._write(lambda conn: digest_sent(conn, user_id, moment))
+
+    async def take_vacation(self, user_id: int, days: int) -> tuple[int, int]:
+        """``days`` of vacation for ``user_id``: the deadlines of their daily-clock moves that
+        are waiting now move on by that much, and new ones wait it out too. Returns (tables
+        whose deadline moved, vacation days left this month); ``TableError`` past the cap."""
+        moment = self._moment()
+
+        def run(conn: Connection) -> tuple[int, int]:
+            try:
+                left = take_vacation(conn, user_id, days, moment)
+            except ValueError as exc:
+                raise TableError(str(exc)) from None
+            moved = 0
+            rows = conn.execute(
+                "SELECT tables.id FROM seats JOIN tables ON tables.id = seats.table_id"
+                " WHERE seats.user_id = ? AND tables.status = 'running'"
+                " AND tables.time_control LIKE 'daily:%' AND tables.deadline IS NOT NULL"
+                " GROUP BY tables.id",
+                (user_id,),
+            ).fetchall()
+            for (table_id,) in rows:
+                try:
+                    table = require(conn, int(table_id))
+                except CorruptTable:
+                    continue
+                seat = table.engine.to_act(table.running_state())
+                if seat is None or table.seats[seat] != user_id or table.deadline is None:
+                    continue
+                shift = timedelta(days=days)
+                conn.execute(
+                    "UPDATE tables SET deadline = ?, remind_at = ? WHERE id = ?",
+                    (
+                        clock.stamp(datetime.fromisoformat(table.deadline) + shift),
+                        None
+                        if table.remind_at is None
+                        else clock.stamp(datetime.fromisoformat(table.remind_at) + shift),
+                        table.id,
+                    ),
+                )
+                moved += 1
+            return moved, left
+
+        return await self._write(run)
+
+    async def remember_names(self, names: Mapping[int, str]) -> None:
+        """Keep the names players were last seen under (written only when one changed)."""
+        known = await self.names(list(names))
+        changed = [(uid, name) for uid, name in names.items() if known.get(uid) != name]
+        if not changed:
+            return
+
+        def run(conn: Connection) -> None:
+            conn.executemany(
+                "INSERT INTO players (user_id, name) VALUES (?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET name = excluded.name",
+                changed,
+            )
+
+        await self._write(run)
+
+    async def names(self, user_ids: Sequence[int]) -> dict[int, str]:
+        """The stored names of these players (those never seen are left out)."""
+        ids = list(dict.fromkeys(user_ids))
+
+        def run(conn: Connection) -> dict[int, str]:
+            marks = ",".join("?" * len(ids))
+            found = conn.execute(
+                "SELECT user_id, name FROM players"
+                f" WHERE name IS NOT NULL AND user_id IN ({marks})",
+                ids,
+            ).fetchall()
+            return {int(uid): str(name) for uid, name in found}
+
+        return await self._db.read(run) if ids else {}
+
+    async def dm_mode(self, user_id: int) -> DmMode:
+        mode = await self._db.scalar("SELECT dm_mode FROM players WHERE user_id = ?", (user_id,))
+        found: DmMode = "on" if mode is None else mode
+        return found
+
+    async def set_dm_mode(self, user_id: int, mode: DmMode) -> None:
+        await self._execute(
+            "INSERT INTO players (user_id, dm_mode) VALUES (?, ?)"
+            " ON CONFLICT (user_id) DO UPDATE SET dm_mode = excluded.dm_mode",
+            (user_id, mode),
+        )
+
+    async def dm_panel(self, table_id: int, user_id: int) -> tuple[int, int] | None:
+        """The (DM channel id, message id) of a player's panel for a table, if one was sent."""
+
+        def run(conn: Connection) -> tuple[int, int] | None:
+            row = conn.execute(
+                "SELECT channel_id, message_id FROM dm_panels WHERE table_id = ? AND user_id = ?",
+                (table_id, user_id),
+            ).fetchone()
+            return None if row is None else (int(row[0]), int(row[1]))
+
+        return await self._db.read(run)
+
+    async def set_dm_panel(
+        self, table_id: int, user_id: int, channel_id: int, message_id: int
+    ) -> None:
+        await self._execute(
+            "INSERT INTO dm_panels (table_id, user_id, channel_id, message_id)"
+            " VALUES (?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE SET"
+            " channel_id = excluded.channel_id, message_id = excluded.message_id",
+            (table_id, user_id, channel_id, message_id),
+        )
+
+    async def forget_dm_panel(self, table_id: int, user_id: int) -> None:
+        await self._execute(
+            "DELETE FROM dm_panels WHERE table_id = ? AND user_id = ?", (table_id, user_id)
+        )
+
+
 __all__ = [
     "DIGEST_HOUR",
     "VACATION_DAYS_A_MONTH",
+    "Players",
     "Settings",
     "check_timezone",
     "digest_sent",

@@ -9,6 +9,7 @@ commit order (``seq``) with the same :func:`rate_result`, so it gets the same nu
 Rated: a game in a server between at least two different people (a solo game, a table where one
 person holds every seat, and a cancelled game are not rated; computer seats will not be either).
 Resignations count as a loss for the one who resigned, as the engine's result says.
+:class:`Results` is the store's side of the boards (what the front ends await).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from datetime import date, timedelta
 from typing import Any, NamedTuple
 
 from engine.rules import Result
+from storage.base import StoreBase
 from storage.database import Connection
 from storage.ratings import NEWCOMER, Skill, outcome, places_of, rate, repeat_weight
 
@@ -363,9 +365,55 @@ def _save_skill(
     )
 
 
+class Results(StoreBase):
+    """Boards, standings and rating histories: each method reads with this module's function
+    of that name (or nearly)."""
+
+    async def leaderboard(
+        self, guild_id: int, game: str, season: str = ALL_TIME, *, offset: int = 0, limit: int = 10
+    ) -> list[Standing]:
+        """A page of a server's board for a game: ``season`` is ``"all"`` or ``"YYYY-MM"``."""
+        return await self._db.read(lambda conn: board(conn, guild_id, game, season, offset, limit))
+
+    async def standing(
+        self, guild_id: int, game: str, user_id: int, season: str = ALL_TIME
+    ) -> Standing | None:
+        """A player's line and rank on a board, wherever it is."""
+        return await self._db.read(lambda conn: standing(conn, guild_id, game, season, user_id))
+
+    async def board_size(self, guild_id: int, game: str, season: str = ALL_TIME) -> int:
+        return await self._db.read(lambda conn: board_size(conn, guild_id, game, season))
+
+    async def rating_history(self, guild_id: int, game: str, user_id: int) -> list[RatingPoint]:
+        """A player's shown all-time rating after each rated game (and its end), oldest first."""
+        return await self._db.read(lambda conn: history(conn, guild_id, game, user_id))
+
+    async def recent_results(
+        self, guild_id: int, user_id: int, game: str | None = None, limit: int = 10
+    ) -> list[GameResult]:
+        """A player's latest finished games in a server, newest first."""
+        return await self._db.read(lambda conn: recent(conn, guild_id, user_id, game, limit))
+
+    async def solo_board(
+        self, guild_id: int, game: str, difficulty: str, limit: int = 10
+    ) -> list[SoloLine]:
+        """A solo game's board for a difficulty: best score first, then wins."""
+        return await self._db.read(lambda conn: solo_board(conn, guild_id, game, difficulty, limit))
+
+    async def seasons(self, guild_id: int, game: str) -> list[str]:
+        """The seasons with rated games of a server, newest first."""
+        return await self._db.read(lambda conn: seasons(conn, guild_id, game))
+
+    async def recompute_ratings(self, guild_id: int) -> int:
+        """Rebuild every rating of a server from its stored results, in order (an admin's
+        command). Returns how many rated games were replayed."""
+        return await self._write(lambda conn: recompute(conn, guild_id))
+
+
 __all__ = [
     "ALL_TIME",
     "GameResult",
+    "Results",
     "SoloLine",
     "Standing",
     "board",

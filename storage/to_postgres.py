@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from storage.database import DatabaseUnusable
-from storage.postgres import PgConnection, PgDatabase
-from storage.store import CorruptTable, Store
+from storage.pg_dialect import PgConnection
+from storage.postgres import PgDatabase
+from storage.records import CorruptTable
+from storage.store import Store
 
 #: Every table of the schema, each after the tables it refers to.
 TABLES = (

@@ -27,7 +27,8 @@ import psycopg
 import pytest
 
 from storage import Store
-from storage.postgres import PgConnection, connect, is_url
+from storage.pg_dialect import PgConnection, connect
+from storage.postgres import is_url
 
 BACKENDS = ("sqlite", "postgresql")
 EMPTY_TEMPLATE = "siege_empty"

@@ -20,8 +20,8 @@ import pytest
 from engine.castles import GAME
 from engine.rules import RuleError
 from storage import CorruptTable, DatabaseUnusable, Store, StoreBusy, TableRecord
+from storage.migration import backup_path
 from storage.postgres import is_url
-from storage.store import backup_path
 from tests.pg import PgCluster, raw_execute
 from tests.unprivileged import as_nobody
 
@@ -302,7 +302,7 @@ async def test_a_failing_migration_leaves_the_file_as_it_was(
     latest = await store.schema_version()
     table = await running_table(store)
     broken = "CREATE TABLE half_done (x INTEGER);\nTHIS IS NOT SQL;"
-    monkeypatch.setattr("storage.store._migrations", lambda *_: [(latest + 1, broken)])
+    monkeypatch.setattr("storage.schema._migrations", lambda *_: [(latest + 1, broken)])
     try:
         with pytest.raises(DatabaseUnusable, match=f"migration {latest + 1:03d} failed"):
             await store.migrate()

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import storage.store as store_module
+import storage.reading as store_module
 from storage import Store
 from tests.storage.test_store import GUEST, HOST, play_randomly, running_table
 

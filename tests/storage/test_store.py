@@ -23,9 +23,9 @@ from storage import (
     TableExists,
     TableRecord,
 )
-from storage.database import on_thread
+from storage.database import BUSY_TIMEOUT_MS, on_thread
+from storage.lobby import seat_order
 from storage.postgres import is_url
-from storage.store import BUSY_TIMEOUT_MS, seat_order
 from tests.pg import raw_connect, raw_rows
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "storage" / "migrations"
@@ -531,7 +531,14 @@ async def test_state_of_an_unknown_version_is_corrupt(store: Store, db_path: Pat
 
 
 @pytest.mark.parametrize(
-    "module", ["storage.store", "storage.ratings", "storage.players", "storage.postgres"]
+    "module",
+    [
+        "storage.lobby",
+        "storage.ratings",
+        "storage.players",
+        "storage.postgres",
+        "storage.pg_dialect",
+    ],
 )
 def test_storage_doctests(module: str) -> None:
     import doctest

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from engine.castles import GAME
-from storage import Store, TableRecord
-from storage.store import HOT_TABLES, StaleAction, _act
+from storage import StaleAction, Store, TableRecord
+from storage.playing import HOT_TABLES
+from storage.playing import apply_action as _act
 from tests.pg import raw_connect
 
 GUILD, CHANNEL = 77, 500
@@ -113,9 +114,9 @@ async def test_a_write_that_rolls_back_empties_the_memo(store: Store) -> None:
 
 @pytest.mark.sqlite_only("the SQLite writer's memo; PostgreSQL has none")
 async def test_the_memo_is_bounded(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    import storage.store
+    import storage.playing
 
-    monkeypatch.setattr(storage.store, "HOT_TABLES", 3)
+    monkeypatch.setattr(storage.playing, "HOT_TABLES", 3)
     tables = [await running_table(store, channel=n) for n in range(1, 6)]
     for table in tables:
         await move(store, table)

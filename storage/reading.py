@@ -1,0 +1,191 @@
+"""The store's reads of tables and their logs: a table by id or channel, its actions, the
+history shown beside a position (kept in memory for the tables drawn last), the newest version
+of a table and whom to deliver it to (the hot path of every move), a player's open tables and
+turns, and a replay from the seed.
+"""
+
+from __future__ import annotations
+
+from engine import chance
+from engine.rules import State
+from storage import computers, records
+from storage.base import StoreBase
+from storage.database import Connection
+from storage.records import (
+    ActionRecord,
+    CorruptTable,
+    DmMode,
+    DmTarget,
+    TableError,
+    TableRecord,
+    load_table,
+    open_table_in,
+    read_actions,
+    seats_of,
+    table_record,
+)
+from storage.tables import perform
+
+#: The longest history a render shows beside a position (a panel's "since your last turn").
+TAIL_KEPT = 40
+#: How many tables' recent history the store keeps in memory (see :meth:`Store.log_tail`): the
+#: tables being drawn right now. Each is about 200 objects the garbage collector walks through,
+#: so no more (with 512, the longest collection at 1,000 tables was 58 ms against 48: one run
+#: each of ``benchmarks/table_load.py --sizes 1000 --moves 8 --rates 40``).
+TAIL_TABLES = 128
+
+
+class Reading(StoreBase):
+    """Tables and their logs, as stored."""
+
+    async def get_table(self, table_id: int) -> TableRecord | None:
+        return await self._read(lambda conn: load_table(conn, table_id))
+
+    async def open_table_in(self, channel_id: int) -> TableRecord | None:
+        return await self._read(lambda conn: open_table_in(conn, channel_id))
+
+    async def actions(self, table_id: int) -> list[ActionRecord]:
+        sql = "SELECT * FROM actions WHERE table_id = ? ORDER BY ply"
+        return await self._read(lambda conn: read_actions(conn, sql, (table_id,)))
+
+    async def recent_actions(self, table_id: int, limit: int) -> list[ActionRecord]:
+        """The last ``limit`` logged actions of a table, oldest first."""
+        sql = "SELECT * FROM actions WHERE table_id = ? ORDER BY ply DESC LIMIT ?"
+        rows = await self._read(lambda conn: read_actions(conn, sql, (table_id, limit)))
+        return rows[::-1]
+
+    async def log_tail(self, table: TableRecord, limit: int = TAIL_KEPT) -> list[ActionRecord]:
+        """The last ``limit`` actions logged before ``table``'s ply, oldest first: the history
+        shown beside that position.
+
+        Logged actions never change, so a table's tail is kept in memory (for the
+        :data:`TAIL_TABLES` tables shown last, up to :data:`TAIL_KEPT` actions each) and only
+        the actions logged since are read: the table message and every panel of one move share
+        one short read. Safe with several processes on one database, since the position's ply
+        bounds what is read."""
+        ply = table.ply
+        latest = "SELECT * FROM actions WHERE table_id = ? AND ply < ? ORDER BY ply DESC LIMIT ?"
+        if limit > TAIL_KEPT:  # longer than what is kept: read, and not kept
+            rows = await self._read(lambda conn: read_actions(conn, latest, (table.id, ply, limit)))
+            return rows[::-1]
+        kept = self._tails.get(table.id)
+        if kept is not None and kept[0] == ply:
+            self._tails.move_to_end(table.id)
+            return list(kept[1][-limit:]) if limit else []
+        if kept is not None and kept[0] < ply <= kept[0] + TAIL_KEPT:
+            since = kept[0]
+            sql = "SELECT * FROM actions WHERE table_id = ? AND ply >= ? AND ply < ? ORDER BY ply"
+            newer = await self._read(lambda conn: read_actions(conn, sql, (table.id, since, ply)))
+            tail = (*kept[1], *newer)[-TAIL_KEPT:]
+        else:
+            rows = await self._read(
+                lambda conn: read_actions(conn, latest, (table.id, ply, TAIL_KEPT))
+            )
+            tail = tuple(rows[::-1])
+        current = self._tails.get(table.id)
+        if current is None or current[0] <= ply:  # an older position's tail is not kept
+            self._tails[table.id] = (ply, tail)
+            self._tails.move_to_end(table.id)
+            while len(self._tails) > TAIL_TABLES:
+                self._tails.popitem(last=False)
+        return list(tail[-limit:]) if limit else []
+
+    async def newest(self, table: TableRecord) -> TableRecord | None:
+        """The table as stored now: ``table`` itself when its version is still the stored one
+        (one indexed lookup, nothing decoded), else read again; None once it is gone."""
+        return await self._read(lambda conn: records.newest(conn, table))
+
+    async def delivery_targets(
+        self, table: TableRecord
+    ) -> tuple[TableRecord | None, dict[int, DmTarget]]:
+        """In one read: the newest table (as :meth:`newest`), and for each human seat its DM
+        mode and stored DM panel (what refreshing the panels and pinging need)."""
+
+        def run(conn: Connection) -> tuple[TableRecord | None, dict[int, DmTarget]]:
+            newest = records.newest(conn, table)
+            if newest is None:
+                return None, {}
+            users = [uid for uid in dict.fromkeys(newest.seats) if not computers.is_computer(uid)]
+            modes: dict[int, DmMode] = {}
+            if users:
+                marks = ", ".join("?" * len(users))
+                rows = conn.execute(
+                    f"SELECT user_id, dm_mode FROM players WHERE user_id IN ({marks})",
+                    tuple(users),
+                ).fetchall()
+                modes = {int(uid): mode for uid, mode in rows}
+            panels = {
+                int(uid): (int(channel), int(message))
+                for uid, channel, message in conn.execute(
+                    "SELECT user_id, channel_id, message_id FROM dm_panels WHERE table_id = ?",
+                    (table.id,),
+                ).fetchall()
+            }
+            return newest, {uid: DmTarget(modes.get(uid) or "on", panels.get(uid)) for uid in users}
+
+        return await self._read(run)
+
+    async def open_tables_of(self, user_id: int) -> list[TableRecord]:
+        """Open tables where this user holds a seat (unreadable ones are left out)."""
+
+        def run(conn: Connection) -> list[TableRecord]:
+            rows = conn.execute(
+                "SELECT tables.* FROM seats JOIN tables ON tables.id = seats.table_id"
+                " WHERE seats.user_id = ? AND tables.status IN ('lobby', 'running')"
+                " GROUP BY tables.id ORDER BY tables.id",
+                (user_id,),
+            ).fetchall()
+            found = []
+            for row in rows:
+                try:
+                    found.append(table_record(row, seats_of(conn, row["id"])))
+                except CorruptTable:
+                    continue
+            return found
+
+        return await self._db.read(run)
+
+    async def count_open_tables(self) -> dict[str, int]:
+        """How many tables are open, by status: ``{"lobby": n, "running": m}`` (for metrics)."""
+
+        def run(conn: Connection) -> dict[str, int]:
+            rows = conn.execute(
+                "SELECT status, COUNT(*) FROM tables WHERE status IN ('lobby', 'running')"
+                " GROUP BY status"
+            ).fetchall()
+            counts = {"lobby": 0, "running": 0}
+            counts.update({str(status): int(count) for status, count in rows})
+            return counts
+
+        return await self._db.read(run)
+
+    async def turns_of(self, user_id: int) -> list[TableRecord]:
+        """Running tables, in every server, where it is this user's turn: the most urgent
+        deadline first, tables without a clock last."""
+        tables = [t for t in await self.open_tables_of(user_id) if t.status == "running"]
+        mine = []
+        for table in tables:
+            seat = table.engine.to_act(table.running_state())
+            if seat is not None and table.seats[seat] == user_id:
+                mine.append(table)
+        return sorted(mine, key=lambda t: (t.deadline is None, t.deadline or "", t.id))
+
+    async def replay(self, table_id: int, upto: int | None = None) -> State:
+        """Rebuild a table's state from its seed and action log (it equals the stored state),
+        or with ``upto`` the state after its first ``upto`` actions."""
+        table = await self._require(table_id)
+        game = table.engine
+        scheme = chance.scheme_of(table.state)
+        state = chance.deal(game, len(table.seats), table.options, table.seed, scheme=scheme)
+        for record in (await self.actions(table_id))[:upto]:
+            state, _ = perform(game, state, record.seat, record.action, table.seed, record.ply)
+        return state
+
+    async def _require(self, table_id: int) -> TableRecord:
+        table = await self.get_table(table_id)
+        if table is None:
+            raise TableError("That table no longer exists.")
+        return table
+
+
+__all__ = ["TAIL_KEPT", "TAIL_TABLES", "Reading"]
