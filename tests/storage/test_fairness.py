@@ -139,6 +139,13 @@ async def test_a_game_ending_in_resignation_exports_its_deal(store: Store) -> No
 async def test_two_players_of_one_daily_seed_get_every_die_and_card_alike(store: Store) -> None:
     """Issue 23: two different policies on the day's seed see the same n-th die and the same
     cards each turn, however differently they play."""
+    # The server's secret, fixed: the day's seed (and so how long each game lasts, and how many
+    # dice it rolls) is then the same on every run.
+    await store._write(
+        lambda conn: conn.execute(
+            "INSERT INTO guild_secrets (guild_id, secret) VALUES (?, ?)", (9, "5e" * 32)
+        )
+    )
     dealt = []
     for user, policy in ((21, random.Random("cautious")), (22, random.Random("reckless"))):
         table, scored = await store.start_daily(
