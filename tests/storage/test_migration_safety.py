@@ -148,7 +148,7 @@ async def test_a_full_disk_during_the_pre_migration_copy_exits_2_with_one_line(
 
 
 START_AND_MIGRATE = """
-import asyncio, sys, time
+import asyncio, sys, time, traceback
 from storage import DatabaseUnusable, Store
 
 async def main():
@@ -162,6 +162,7 @@ async def main():
             await store.close()
     except DatabaseUnusable as exc:
         print(exc)
+        traceback.print_exception(exc.__cause__ or exc.__context__ or exc)  # which statement
         return 3
     return 0
 
