@@ -57,20 +57,8 @@ from engine.king_cards import (
     deck,
     match_check,
 )
-from engine.king_plays import (
-    _check_phase,
-    _legal_plays,
-    _play,
-    unplayable_reasons,
-)
-from engine.king_turns import (
-    _assassin_strikes,
-    _choose_first,
-    _deal,
-    _finish,
-    _run,
-    _task,
-)
+from engine.king_plays import _check_phase, _legal_plays, _play, unplayable_reasons
+from engine.king_turns import _assassin_strikes, _choose_first, _deal, _finish, _run, _task
 from engine.rules import (
     JSON,
     Action,

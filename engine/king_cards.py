@@ -11,13 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.rules import (
-    SetupError,
-    brief,
-    stack_choice,
-    stack_hands,
-    stack_list,
-)
+from engine.rules import SetupError, brief, stack_choice, stack_hands, stack_list
 
 HAND_SIZE = 5
 

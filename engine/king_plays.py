@@ -27,13 +27,7 @@ from engine.king_cards import (
     match_check,
 )
 from engine.king_turns import _flip_check, _run, _task
-from engine.rules import (
-    Action,
-    Event,
-    RuleError,
-    State,
-    field_of,
-)
+from engine.rules import Action, Event, RuleError, State, field_of
 
 
 def _check_phase(phase: str, kind: str) -> None:

@@ -22,11 +22,7 @@ from engine.king_cards import (
     card_value,
     column_value,
 )
-from engine.rules import (
-    Event,
-    Result,
-    State,
-)
+from engine.rules import Event, Result, State
 
 
 def _choose_first(state: State, rng: random.Random, events: list[Event]) -> int:

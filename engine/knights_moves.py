@@ -12,10 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.rules import (
-    RuleError,
-    State,
-)
+from engine.rules import RuleError, State
 
 ATTACKER = 0
 DEFENDER = 1

@@ -57,21 +57,8 @@ from engine.kurth_city import (
     siege_strength,
     spirit_loss,
 )
-from engine.kurth_moves import (
-    _legal,
-    _refusal,
-    _same,
-)
-from engine.kurth_turns import (
-    _attack,
-    _cast,
-    _copy,
-    _end_turn,
-    _finish,
-    _move,
-    _special,
-    _upkeep,
-)
+from engine.kurth_moves import _legal, _refusal, _same
+from engine.kurth_turns import _attack, _cast, _copy, _end_turn, _finish, _move, _special, _upkeep
 from engine.rules import (
     JSON,
     Action,

@@ -22,10 +22,7 @@ from engine.kurth_city import (
     SPELLS,
     _move_kind,
 )
-from engine.rules import (
-    Action,
-    State,
-)
+from engine.rules import Action, State
 
 _FIELDS: dict[str, frozenset[str]] = {
     "move": frozenset({"type", "to"}),

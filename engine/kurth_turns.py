@@ -30,12 +30,7 @@ from engine.kurth_city import (
     siege_strength,
     spirit_loss,
 )
-from engine.rules import (
-    Event,
-    Result,
-    State,
-    clone,
-)
+from engine.rules import Event, Result, State, clone
 
 
 def _copy(state: State) -> State:
