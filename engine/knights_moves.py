@@ -274,7 +274,7 @@ def destinations(
     return out
 
 
-# -- the game -------------------------------------------------------------------------------------
+# -- reading an action and explaining a refusal ---------------------------------------------------
 
 
 def _square_field(action: Mapping[str, Any], name: str) -> str:
