@@ -71,6 +71,8 @@ def copy_state(state: State) -> State:
     """A deep copy of a towers state to build the next one from, knowing its shape: lists of
     codes and numbers are copied whole (a per-item tree walk would cost most of a move).
 
+    >>> import random
+    >>> from engine.towers import GAME
     >>> state = GAME.setup(2, {}, random.Random(1))
     >>> copied = copy_state(state)
     >>> copied["hands"][0].append("XB")
