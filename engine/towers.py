@@ -30,13 +30,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping
-from itertools import combinations
-from typing import Any
 
-from engine import cards
-from engine.chance import shuffle_for
 from engine.declaration import COMPUTER_LEVELS, About
-from engine.poker_hands import JOKERS, best_value, category
+from engine.poker_hands import best_value, category
 from engine.rules import (
     JSON,
     Action,
@@ -48,23 +44,44 @@ from engine.rules import (
     SetupError,
     State,
     StoredTurn,
-    brief,
     check_seat,
     check_seats,
-    clone,
     resolve_options,
     stack_choice,
     stack_hands,
     stack_list,
 )
-
-HAND_SIZE = 4
-TOWER_COUNT = 4
-DECK108: tuple[str, ...] = tuple(sorted([*cards.DECK52, "XB", "XR"] * 2))
-CARD_CODES = frozenset(DECK108)
-FLIP_FEES = {1: 0, 2: 1, 3: 5, 4: 10}  # by the flip's number in the hand (house rule)
-STACK_KEYS = frozenset({"dealer", "towers", "hands", "pile"})
-UP_TO_1, UP_TO_4, EXACTLY_2 = "up_to_1", "up_to_4", "exactly_2"
+from engine.towers_cards import (
+    CARD_CODES,
+    DECK108,
+    EXACTLY_2,
+    FLIP_FEES,
+    HAND_SIZE,
+    STACK_KEYS,
+    TOWER_COUNT,
+    UP_TO_1,
+    UP_TO_4,
+    _betting_choices,
+    _can_flip,
+    _codes,
+    _discard_choices,
+    _next_fee,
+    _pot,
+    _reset_hand,
+    _reveal_choices,
+    _stack_towers,
+    clockwise,
+    copy_state,
+)
+from engine.towers_hand import (
+    _bet,
+    _discard,
+    _end_hand,
+    _flip_offer,
+    _leave,
+    _reveal_joker,
+    _start_hand,
+)
 
 _FIELDS = {
     "check": frozenset({"type"}),
@@ -89,14 +106,23 @@ _PHASE_WORDS = {
     "discard": "a discard for a tower joker",
 }
 
-
-def clockwise(seats: int, start: int) -> list[int]:
-    """Every seat once, going left (clockwise) from the seat after ``start``, ``start`` last.
-
-    >>> clockwise(4, 1)
-    [2, 3, 0, 1]
-    """
-    return [(start + i) % seats for i in range(1, seats + 1)]
+#: The game's names, with those its other modules hold (callers import them from here).
+__all__ = [
+    "CARD_CODES",
+    "DECK108",
+    "EXACTLY_2",
+    "FLIP_FEES",
+    "GAME",
+    "HAND_SIZE",
+    "STACK_KEYS",
+    "TOWER_COUNT",
+    "UP_TO_1",
+    "UP_TO_4",
+    "Towers",
+    "_end_hand",
+    "clockwise",
+    "copy_state",
+]
 
 
 class Towers(StoredTurn):
@@ -375,590 +401,7 @@ class Towers(StoredTurn):
         return new, events
 
 
-_FLAT_LISTS = frozenset(
-    {
-        "chips",
-        "left",
-        "out",
-        "in_hand",
-        "spire",
-        "dungeon",
-        "face_up",
-        "tower_used",
-        "in_pot",
-        "round_bets",
-        "acted",
-        "offer",
-        "joker_revealed",
-    }
-)
-
-
-def copy_state(state: State) -> State:
-    """A deep copy of a towers state to build the next one from, knowing its shape: lists of
-    codes and numbers are copied whole (a per-item tree walk would cost most of a move).
-
-    >>> state = GAME.setup(2, {}, random.Random(1))
-    >>> copied = copy_state(state)
-    >>> copied["hands"][0].append("XB")
-    >>> copied == state, len(state["hands"][0])
-    (False, 4)
-    """
-    new = dict(state)
-    for key in _FLAT_LISTS:
-        new[key] = state[key][:]
-    new["towers"] = [zone[:] for zone in state["towers"]]
-    new["hands"] = [zone[:] for zone in state["hands"]]
-    new["options"] = dict(state["options"])
-    new["shows"] = [clone(show) for show in state["shows"]]
-    for key in ("discard", "last_hand", "result"):
-        if state[key] is not None:
-            new[key] = clone(state[key])
-    return new
-
-
-# -- forced steps (they change the new state in place and append events) ---------------------
-
-
-def _reset_hand(s: State) -> None:
-    n = s["seats"]
-    s.update(
-        in_hand=[False] * n,
-        hands=[[] for _ in range(n)],
-        face_up=[],
-        tower_used=[False] * TOWER_COUNT,
-        flips=0,
-        in_pot=[0] * n,
-        fees=0,
-        round_bets=[0] * n,
-        bet_level=0,
-        raises=0,
-        bet_size=s["options"]["small_bet"],
-        acted=[False] * n,
-        offer=[],
-        discard=None,
-        joker_revealed=[False] * n,
-        jackpot=False,
-        burned=None,
-    )
-
-
-def _in_game(s: State) -> list[int]:
-    return [x for x in range(s["seats"]) if not s["left"][x] and not s["out"][x]]
-
-
-def _start_hand(s: State, rng: random.Random, events: list[Event]) -> None:
-    """6.1: the end checks, the button, antes, the deal, the burn and the hold card."""
-    players = _in_game(s)
-    if len(players) < 2:
-        _finish(s, "last_player_standing", events)
-        return
-    if not any(s["towers"]):
-        _finish(s, "towers_exhausted", events)
-        return
-    n = s["seats"]
-    if s["hand_no"] > 0:
-        s["dealer"] = next(x for x in clockwise(n, s["dealer"]) if x in players)
-    s["hand_no"] += 1
-    dealer = s["dealer"]
-    ante = s["options"]["ante"]
-    antes = [0] * n
-    for x in players:
-        antes[x] = min(ante, s["chips"][x])
-        s["chips"][x] -= antes[x]
-        s["in_pot"][x] = antes[x]
-        s["in_hand"][x] = True
-    for x in clockwise(n, dealer):
-        if s["in_hand"][x]:
-            s["hands"][x] = [_draw(s, rng, events) for _ in range(HAND_SIZE)]
-    events.append(
-        {"type": "hand_started", "hand_no": s["hand_no"], "dealer": dealer, "antes": antes}
-    )
-    s["burned"] = _draw(s, rng, events)
-    s["dungeon"].append(s["burned"])
-    events.append({"type": "card_burned", "card": s["burned"]})
-    _flip(s, dealer, 0, rng, events)
-
-
-def _draw(s: State, rng: random.Random, events: list[Event]) -> str:
-    """The top card of the spire; an empty spire first takes the shuffled dungeon (house rule)."""
-    if not s["spire"]:
-        s["spire"], s["dungeon"] = s["dungeon"], []
-        rng.shuffle(s["spire"])
-        events.append({"type": "spire_reshuffled", "cards": len(s["spire"])})
-    card: str = s["spire"].pop(0)
-    return card
-
-
-def _next_tower(s: State) -> int | None:
-    for t in range(TOWER_COUNT):
-        if s["towers"][t] and not s["tower_used"][t]:
-            return t
-    return None
-
-
-def _can_flip(s: State) -> bool:
-    """6.2: a tower card can still be turned this hand, and the jackpot has not come."""
-    return s["phase"] != "over" and not s["jackpot"] and _next_tower(s) is not None
-
-
-def _next_fee(s: State) -> int:
-    return FLIP_FEES[s["flips"] + 1]
-
-
-def _flip(s: State, buyer: int, fee: int, rng: random.Random, events: list[Event]) -> None:
-    """6.2 and 6.4: turn the next tower card, ask for any joker decisions, then bet."""
-    tower = _next_tower(s)
-    assert tower is not None
-    card = s["towers"][tower].pop(0)
-    s["tower_used"][tower] = True
-    s["flips"] += 1
-    s["face_up"].append(card)
-    events.append(
-        {
-            "type": "tower_flipped",
-            "tower": tower,
-            "card": card,
-            "flip": s["flips"],
-            "buyer": buyer,
-            "fee": fee,
-        }
-    )
-    if card in JOKERS:
-        s["jokers_from_towers"] += 1
-        _tower_joker(s, buyer, card, events)
-    _next_discard(s, rng, events)
-
-
-def _tower_joker(s: State, buyer: int, card: str, events: list[Event]) -> None:
-    """6.4: the effect of the n-th joker turned from the towers this game."""
-    n = s["jokers_from_towers"]
-    everyone = [x for x in ((buyer + i) % s["seats"] for i in range(s["seats"])) if s["in_hand"][x]]
-    if n == 1:
-        mode, asked = UP_TO_1, [s["dealer"]] if s["in_hand"][s["dealer"]] else []
-    elif n == 2 and card == "XB":
-        mode, asked = UP_TO_1, everyone
-    elif n == 2:
-        mode, asked = UP_TO_4, [buyer]
-    elif n == 3:
-        mode, asked = UP_TO_4, everyone
-    else:
-        mode, asked = EXACTLY_2, everyone
-        s["jackpot"] = True
-        extra = []
-        for t in range(TOWER_COUNT):
-            if s["towers"][t]:
-                extra.append(s["towers"][t].pop(0))
-        s["face_up"].extend(extra)
-        events.append({"type": "jackpot", "cards": extra})
-    events.append({"type": "tower_joker", "count": n, "joker": card, "mode": mode, "seats": asked})
-    s["discard"] = {"mode": mode, "queue": asked}
-
-
-def _next_discard(s: State, rng: random.Random, events: list[Event]) -> None:
-    """Ask the next seat of the joker effect still in the hand; when none is left, bet."""
-    pending = s["discard"]
-    while pending is not None and pending["queue"]:
-        seat = pending["queue"].pop(0)
-        if s["in_hand"][seat]:
-            s["phase"], s["to_act"] = "discard", seat
-            return
-    s["discard"] = None
-    _start_round(s, rng, events)
-
-
-def _with_chips(s: State) -> list[int]:
-    return [x for x in range(s["seats"]) if s["in_hand"][x] and s["chips"][x] > 0]
-
-
-def _start_round(s: State, rng: random.Random, events: list[Event]) -> None:
-    """6.3: a fixed-limit round, or none when fewer than two seats in the hand have chips."""
-    opts = s["options"]
-    n = s["seats"]
-    s["bet_size"] = opts["small_bet"] if len(s["face_up"]) <= 2 else opts["big_bet"]
-    s["bet_level"], s["raises"] = 0, 0
-    s["round_bets"], s["acted"] = [0] * n, [False] * n
-    able = _with_chips(s)
-    if len(able) < 2:
-        _end_round(s, rng, events)
-        return
-    s["phase"] = "betting"
-    s["to_act"] = next(x for x in clockwise(n, s["dealer"]) if x in able)
-
-
-def _next_bettor(s: State, seat: int) -> int | None:
-    for x in clockwise(s["seats"], seat)[:-1]:
-        if (
-            s["in_hand"][x]
-            and s["chips"][x] > 0
-            and (not s["acted"][x] or s["round_bets"][x] < s["bet_level"])
-        ):
-            return x
-    return None
-
-
-def _end_round(s: State, rng: random.Random, events: list[Event]) -> None:
-    """After a betting round: the flip offer to the seats that can pay, or the show."""
-    n = s["seats"]
-    s["round_bets"], s["acted"] = [0] * n, [False] * n
-    s["bet_level"], s["raises"] = 0, 0
-    if _can_flip(s):
-        fee = _next_fee(s)
-        asked = [x for x in clockwise(n, s["dealer"]) if s["in_hand"][x] and s["chips"][x] >= fee]
-        if asked:
-            s["phase"], s["to_act"], s["offer"] = "flip_offer", asked[0], asked[1:]
-            events.append({"type": "flip_offered", "fee": fee, "seats": asked})
-            return
-    _show(s, rng, events)
-
-
-def _pot(s: State) -> int:
-    return sum(s["in_pot"]) + int(s["fees"])
-
-
-def _others_with_chips(s: State, seat: int) -> bool:
-    return any(x != seat and s["chips"][x] > 0 for x in _with_chips(s))
-
-
-def _betting_choices(s: State, seat: int) -> list[str]:
-    chips = s["chips"][seat]
-    b = s["bet_size"]
-    to_call = s["bet_level"] - s["round_bets"][seat]
-    others = _others_with_chips(s, seat)
-    choices = []
-    if to_call == 0:
-        choices.append("check")
-    if s["bet_level"] == 0 and chips >= b and others:
-        choices.append("bet")
-    if to_call > 0:
-        choices.append("call")
-    if (
-        s["bet_level"] > 0
-        and s["raises"] < s["options"]["max_raises"]
-        and chips >= to_call + b
-        and others
-    ):
-        choices.append("raise")
-    if to_call > 0:
-        choices.append("fold")
-    return choices
-
-
-def _bet(s: State, seat: int, kind: str, rng: random.Random, events: list[Event]) -> None:
-    """5.1: check, bet, call, raise or fold, then the turn passes (6.3)."""
-    if kind not in _betting_choices(s, seat):
-        raise RuleError(_betting_refusal(s, seat, kind))
-    b = s["bet_size"]
-    to_call = s["bet_level"] - s["round_bets"][seat]
-    amount = 0
-    if kind == "bet":
-        amount = b
-    elif kind == "call":
-        amount = min(to_call, s["chips"][seat])
-    elif kind == "raise":
-        amount = to_call + b
-    if amount:
-        s["chips"][seat] -= amount
-        s["round_bets"][seat] += amount
-        s["in_pot"][seat] += amount
-    event: Event = {"type": _PAST[kind], "seat": seat, "amount": amount}
-    if kind in ("bet", "raise"):
-        s["bet_level"] = s["round_bets"][seat]
-        s["raises"] += kind == "raise"
-        s["acted"] = [False] * s["seats"]
-    if kind == "fold":
-        s["in_hand"][seat] = False
-    s["acted"][seat] = True
-    if kind == "call":
-        event["all_in"] = s["chips"][seat] == 0
-    events.append(event)
-    _after_bettor(s, seat, rng, events)
-
-
-_PAST = {
-    "check": "checked",
-    "bet": "bet_made",
-    "call": "called",
-    "raise": "raised",
-    "fold": "folded",
-}
-
-
-def _betting_refusal(s: State, seat: int, kind: str) -> str:
-    chips = s["chips"][seat]
-    b = s["bet_size"]
-    to_call = s["bet_level"] - s["round_bets"][seat]
-    if kind == "check":
-        return f"You cannot check: there is a bet of {to_call} to call."
-    if kind in ("call", "fold"):
-        return f"You cannot {kind}: there is no bet to {'call' if kind == 'call' else 'fold to'}."
-    if kind == "bet" and s["bet_level"] > 0:
-        return "Someone has already bet this round: call, raise or fold."
-    if kind == "raise" and s["bet_level"] == 0:
-        return "There is no bet to raise yet: bet instead."
-    if kind == "raise" and s["raises"] >= s["options"]["max_raises"]:
-        return f"No more raises this round (at most {s['options']['max_raises']})."
-    need = b if kind == "bet" else to_call + b
-    if chips < need:
-        return f"You need {need} chips to {kind}; you have {chips}."
-    return f"You cannot {kind}: no other player in the hand has chips left to answer it."
-
-
-def _after_bettor(s: State, seat: int, rng: random.Random, events: list[Event]) -> None:
-    if _hand_won_uncontested(s, rng, events):
-        return
-    following = _next_bettor(s, seat)
-    if following is None:
-        _end_round(s, rng, events)
-    else:
-        s["to_act"] = following
-
-
-def _hand_won_uncontested(s: State, rng: random.Random, events: list[Event]) -> bool:
-    """6.3: only one seat remains in the hand: it takes the whole pot, no cards are shown."""
-    remaining = [x for x in range(s["seats"]) if s["in_hand"][x]]
-    if len(remaining) != 1:
-        return False
-    winner = remaining[0]
-    payouts = [0] * s["seats"]
-    payouts[winner] = _pot(s)
-    s["chips"][winner] += payouts[winner]
-    events.append({"type": "pot_won", "seat": winner, "amount": payouts[winner]})
-    s["last_hand"] = {
-        "hand_no": s["hand_no"],
-        "winners": [winner],
-        "payouts": payouts,
-        "categories": [None] * s["seats"],
-    }
-    _end_hand(s, rng, events)
-    return True
-
-
-def _flip_offer(s: State, seat: int, kind: str, rng: random.Random, events: list[Event]) -> None:
-    """5.2: the first buyer takes the flip; a decline passes the offer on."""
-    if kind == "buy_flip":
-        fee = _next_fee(s)
-        if s["chips"][seat] < fee:
-            raise RuleError(f"The next flip costs {fee}; you have {s['chips'][seat]} chips.")
-        s["chips"][seat] -= fee
-        s["fees"] += fee
-        s["offer"] = []
-        _flip(s, seat, fee, rng, events)
-        return
-    events.append({"type": "flip_declined", "seat": seat})
-    _next_offer(s, rng, events)
-
-
-def _next_offer(s: State, rng: random.Random, events: list[Event]) -> None:
-    while s["offer"]:
-        seat = s["offer"].pop(0)
-        if s["in_hand"][seat]:
-            s["to_act"] = seat
-            return
-    _show(s, rng, events)
-
-
-def _reveal_choices(s: State, seat: int) -> list[str]:
-    """5.4: one card whose discard leaves a joker in the hand, once per hand."""
-    hand = s["hands"][seat]
-    if s["joker_revealed"][seat] or not JOKERS.intersection(hand):
-        return []
-    jokers = sum(c in JOKERS for c in hand)
-    return sorted({c for c in hand if c not in JOKERS or jokers >= 2})
-
-
-def _reveal_joker(
-    s: State, seat: int, action: Action, rng: random.Random, events: list[Event]
-) -> None:
-    card = action.get("discard")
-    hand = s["hands"][seat]
-    if not JOKERS.intersection(hand):
-        raise RuleError("You hold no joker to reveal.")
-    if s["joker_revealed"][seat]:
-        raise RuleError("You have already revealed a joker this hand.")
-    if not isinstance(card, str) or card not in hand:
-        raise RuleError("Name a card of your hand to discard.")
-    if card not in _reveal_choices(s, seat):
-        raise RuleError("You must keep a joker to show: discard another card.")
-    hand.remove(card)
-    s["dungeon"].append(card)
-    hand.append(_draw(s, rng, events))
-    s["joker_revealed"][seat] = True
-    events.append({"type": "joker_revealed", "seat": seat})
-
-
-def _discard_choices(s: State, seat: int) -> list[tuple[str, ...]]:
-    """5.3: every distinct multiset of the hand the current joker effect allows."""
-    mode = s["discard"]["mode"]
-    hand = sorted(s["hands"][seat])
-    sizes = [2] if mode == EXACTLY_2 else range((1 if mode == UP_TO_1 else 4) + 1)
-    found: list[tuple[str, ...]] = []
-    for size in sizes:
-        found += sorted(set(combinations(hand, size)))
-    return found
-
-
-def _discard(s: State, seat: int, action: Action, rng: random.Random, events: list[Event]) -> None:
-    chosen = action.get("cards")
-    if not isinstance(chosen, list) or not all(isinstance(c, str) for c in chosen):
-        raise RuleError("Name the cards to discard as a list (an empty list keeps them all).")
-    hand = s["hands"][seat]
-    if Counter(chosen) - Counter(hand):
-        raise RuleError("You can only discard cards you hold.")
-    mode = s["discard"]["mode"]
-    if mode == EXACTLY_2 and len(chosen) != 2:
-        raise RuleError("The jackpot: discard exactly 2 cards.")
-    most = 1 if mode == UP_TO_1 else 4
-    if mode != EXACTLY_2 and len(chosen) > most:
-        raise RuleError(f"You may discard at most {most} card{'s' if most > 1 else ''}.")
-    for card in chosen:
-        hand.remove(card)
-        s["dungeon"].append(card)
-    redraw = mode != EXACTLY_2
-    if redraw:
-        hand.extend(_draw(s, rng, events) for _ in chosen)
-    events.append({"type": "discarded", "seat": seat, "count": len(chosen), "redrawn": redraw})
-    _next_discard(s, rng, events)
-
-
-def _leave(s: State, seat: int, rng: random.Random, events: list[Event]) -> None:
-    """5.5: fold, keep the chips not in the pot, and leave the game for good."""
-    was_to_act = s["to_act"] == seat
-    s["left"][seat] = True
-    s["in_hand"][seat] = False
-    s["dungeon"].extend(s["hands"][seat])
-    s["hands"][seat] = []
-    s["offer"] = [x for x in s["offer"] if x != seat]
-    if s["discard"] is not None:
-        s["discard"]["queue"] = [x for x in s["discard"]["queue"] if x != seat]
-    events.append({"type": "left", "seat": seat, "chips": s["chips"][seat]})
-    if _hand_won_uncontested(s, rng, events) or not was_to_act:
-        return
-    if s["phase"] == "betting":
-        _after_bettor(s, seat, rng, events)
-    elif s["phase"] == "flip_offer":
-        _next_offer(s, rng, events)
-    else:
-        _next_discard(s, rng, events)
-
-
-def _show(s: State, rng: random.Random, events: list[Event]) -> None:
-    """6.6 and 6.7: every seat in the hand shows; each pot goes to its best contesting hand."""
-    n = s["seats"]
-    dealer = s["dealer"]
-    shown = [x for x in range(n) if s["in_hand"][x]]
-    tower_cards = 3 if s["jackpot"] else 1
-    values: dict[int, int] = {}
-    used: dict[int, list[str]] = {}
-    for x in shown:
-        value, choice = best_value(s["hands"][x], s["face_up"], tower_cards)
-        values[x], used[x] = value, list(choice)
-    in_pot = s["in_pot"]
-    levels = sorted({in_pot[x] for x in shown})
-    payouts = [0] * n
-    winners: set[int] = set()
-    pots = []
-    previous = 0
-    for j, level in enumerate(levels):
-        amount = sum(min(p, level) - min(p, previous) for p in in_pot)
-        if j == 0:
-            amount += s["fees"]
-        if j == len(levels) - 1:
-            amount += sum(max(0, p - level) for p in in_pot)
-        contest = [x for x in shown if in_pot[x] >= level]
-        best = max(values[x] for x in contest)
-        won = sorted((x for x in contest if values[x] == best), key=lambda x: (x - dealer - 1) % n)
-        share, odd = divmod(amount, len(won))
-        for i, x in enumerate(won):
-            payouts[x] += share + (1 if i < odd else 0)
-        winners.update(won)
-        pots.append({"amount": amount, "seats": contest, "winners": sorted(won)})
-        previous = level
-    for x in range(n):
-        s["chips"][x] += payouts[x]
-    categories: list[str | None] = [None] * n
-    for x in shown:
-        categories[x] = category(values[x])
-    show = {
-        "hand_no": s["hand_no"],
-        "hands": [sorted(s["hands"][x]) if x in values else None for x in range(n)],
-        "tower": [used.get(x) for x in range(n)],
-        "face_up": list(s["face_up"]),
-        "burned": s["burned"],
-    }
-    s["shows"].append(show)
-    events.append(
-        {
-            "type": "shown",
-            "hands": show["hands"],
-            "tower": show["tower"],
-            "categories": categories,
-            "pots": pots,
-            "payouts": payouts,
-        }
-    )
-    s["last_hand"] = {
-        "hand_no": s["hand_no"],
-        "winners": sorted(winners),
-        "payouts": payouts,
-        "categories": categories,
-    }
-    _end_hand(s, rng, events)
-
-
-def _end_hand(s: State, rng: random.Random, events: list[Event]) -> None:
-    """6.8: seats at 0 chips are out; every card but the towers' is shuffled into the spire."""
-    for x in _in_game(s):
-        if s["chips"][x] == 0:
-            s["out"][x] = True
-            events.append({"type": "seat_out", "seat": x})
-    spire = s["spire"] + s["dungeon"] + s["face_up"] + [c for h in s["hands"] for c in h]
-    # By hand: the next hand's cards do not depend on what this one's players did.
-    shuffle_for(rng, spire, f"shuffle:hand-{s['hand_no'] + 1}")
-    s["spire"], s["dungeon"] = spire, []
-    _reset_hand(s)
-    events.append({"type": "hand_ended", "hand_no": s["hand_no"]})
-    _start_hand(s, rng, events)
-
-
-def _finish(s: State, reason: str, events: list[Event]) -> None:
-    """7: the most chips win (seats that left count their chips, seats that are out 0)."""
-    chips = s["chips"]
-    top = max(chips)
-    result = Result(
-        tuple(x for x in range(s["seats"]) if chips[x] == top), reason, tuple(chips)
-    ).to_json()
-    s.update(phase="over", to_act=None, result=result)
-    events.append({"type": "game_ended", **result})
-
-
-# -- stack checks ------------------------------------------------------------------------------
-
-
-def _codes(value: list[Any], what: str) -> list[str]:
-    for code in value:
-        if not isinstance(code, str) or code not in CARD_CODES:
-            shown = repr(code) if isinstance(code, str) else brief(code)
-            raise SetupError(f"Stack {what!r}: {shown} is not a card of the game.")
-    return list(value)
-
-
-def _stack_towers(stack: Mapping[str, JSON], height: int) -> list[list[str]]:
-    if "towers" not in stack:
-        return [[] for _ in range(TOWER_COUNT)]
-    towers = stack["towers"]
-    if (
-        not isinstance(towers, list)
-        or len(towers) != TOWER_COUNT
-        or not all(isinstance(t, list) for t in towers)
-    ):
-        raise SetupError("Stack 'towers' must be a list of exactly 4 lists of card codes.")
-    for t, tower in enumerate(towers):
-        if len(tower) > height:
-            raise SetupError(
-                f"Stack 'towers' names {len(tower)} cards for tower {t}; at most {height} fit."
-            )
-    return [_codes(t, "towers") for t in towers]
-
-
 GAME = Towers()
+
+#: The doctests of the helpers that moved beside this module run with it (``doctest.testmod``).
+__test__ = {"clockwise": clockwise, "copy_state": copy_state}
