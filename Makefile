@@ -1,6 +1,7 @@
 # Two entry points, both used by README.md:
 #   make run   - create .venv, install Siege Hall, start the bot
-#   make test  - create/update .venv with dev extras, then ruff, mypy and pytest
+#   make test  - create/update .venv with dev extras, then ruff, the layer contracts
+#                (import-linter), mypy and pytest
 #   make test-busy RUNS=3 - the suite with every core busy beside it, RUNS times
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -29,6 +30,7 @@ run: install
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: install-dev
 	$(BIN)/mypy
