@@ -13,11 +13,12 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import discord
 
 from cogs import fairness
+from cogs.flow import Guarding
 from cogs.sheets import as_embed
 from engine import get_game
 from engine.verify import verify
@@ -27,9 +28,6 @@ from presentation.charts import rating_alt, rating_chart
 from storage import Standing, Store, TableError, TableRecord, computers
 from storage.fairness import commitment_of, export_script
 from storage.results import ALL_TIME, GameResult
-
-if TYPE_CHECKING:
-    from cogs.hall import Hall
 
 PAGE = 10
 SEASON = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])")
@@ -69,7 +67,7 @@ def signed(value: float) -> str:
 class Boards:
     """The flows of ``/siege leaderboard``, ``stats``, ``history``, replays and the recompute."""
 
-    def __init__(self, hall: Hall, store: Store, clock: Callable[[], datetime]) -> None:
+    def __init__(self, hall: Guarding, store: Store, clock: Callable[[], datetime]) -> None:
         self.hall = hall
         self.store = store
         self.clock = clock

@@ -22,14 +22,12 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import tasks
 
-from cogs.hall import USER_MENTIONS, jump_url, mention
-from cogs.offers import Offers
+from cogs.flow import USER_MENTIONS, Sweeping, jump_url, mention
 from presentation import get_renderer
 from storage import StorageUnavailable, Store, TableRecord, Timeout, computers
 from storage.shards import Shards
 
 if TYPE_CHECKING:
-    from cogs.hall import Hall
     from cogs.metrics import Metrics
 
 log = logging.getLogger("siege.clock")
@@ -44,7 +42,7 @@ def when(stamp: str) -> str:
 
 class Clockwork:
     def __init__(
-        self, client: discord.Client, hall: Hall, store: Store, shards: Shards | None = None
+        self, client: discord.Client, hall: Sweeping, store: Store, shards: Shards | None = None
     ) -> None:
         self.client = client
         self.hall = hall
@@ -107,7 +105,7 @@ class Clockwork:
         for offer in await self.store.expire_offers(shards=self.shards):
             handled += 1
             self._late("offer", offer.expires_at)
-            await Offers(self.hall).expired(offer)
+            await self.hall.offers.expired(offer)
         digests = self.shards is None or self.shards.has_dms
         for user_id in await self.store.digests_due() if digests else []:
             if await self.store.digest_sent(user_id):

@@ -3,7 +3,7 @@
 Every component is a :class:`discord.ui.DynamicItem` whose custom id carries what it needs (the
 table id, and for game actions the ply and the index of the action in the engine's legal list),
 so a click on a message sent before a restart still routes. The callbacks only hand over to
-:class:`cogs.hall.Hall`; no rule lives here.
+the hall's flows (:class:`cogs.flow.Clicks`); no rule lives here.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import discord
 
+from cogs.flow import Clicks
 from cogs.sheets import button_style
 from presentation.base import (
     ActionButton,
@@ -25,17 +26,14 @@ from presentation.base import (
     StageSelect,
 )
 
-if TYPE_CHECKING:
-    from cogs.hall import Hall
-
 SELECT_MAX_OPTIONS = 25
 ROWS_MAX = 5
 ROW_BUTTONS_MAX = 5
 OPTION_INDEX = re.compile(r"[0-9]{1,4}")
 
 
-def hall_of(interaction: discord.Interaction[Any]) -> Hall:
-    hall: Hall = getattr(interaction.client, "hall")  # noqa: B009 - set by SiegeBot.setup_hook
+def hall_of(interaction: discord.Interaction[Any]) -> Clicks:
+    hall: Clicks = getattr(interaction.client, "hall")  # noqa: B009 - set by SiegeBot.setup_hook
     return hall
 
 

@@ -17,15 +17,13 @@ import random
 import time
 from collections.abc import Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from cogs.flow import Redrawing
 from engine import ai
 from engine.rules import Action, RuleError
 from storage import StaleAction, Store, TableError, TableRecord, computers
 from storage.shards import Shards
-
-if TYPE_CHECKING:
-    from cogs.hall import Hall
 
 log = logging.getLogger("siege.computer")
 
@@ -80,7 +78,7 @@ class Computers:
 
     def __init__(
         self,
-        hall: Hall,
+        hall: Redrawing,
         store: Store,
         executor: Executor | None = None,
         shards: Shards | None = None,

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from cogs.flow import Starting
 from presentation.base import OVER_COLOUR
 from storage import Store, TableError, TableExists
 
 if TYPE_CHECKING:
     from cogs.boards import Boards
-    from cogs.hall import Hall
 
 DIFFICULTIES = ("easy", "normal", "advanced")
 PAGE = 10
@@ -28,7 +28,7 @@ PAGE = 10
 
 class Daily:
     def __init__(
-        self, hall: Hall, boards: Boards, store: Store, clock: Callable[[], datetime]
+        self, hall: Starting, boards: Boards, store: Store, clock: Callable[[], datetime]
     ) -> None:
         self.hall = hall
         self.boards = boards

@@ -14,17 +14,14 @@ import contextlib
 import logging
 import re
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import discord
 
-from cogs.components import hall_of
+from cogs.flow import Guard, Notifying, PanelShowing, Posting, TableShowing, turn_passed_to
 from engine import get_game
-from storage import TableError, TableRecord, clock
+from storage import Store, TableError, TableRecord, clock
 from storage.offers import OfferOutcome, OfferRecord
-
-if TYPE_CHECKING:
-    from cogs.hall import Hall
 
 log = logging.getLogger("siege.offers")
 
@@ -63,7 +60,13 @@ class OfferButton(
         return cls(int(match["oid"]), match["answer"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await Offers(hall_of(interaction)).on_answer(interaction, self.oid, self.answer == "yes")
+        await offers_of(interaction).on_answer(interaction, self.oid, self.answer == "yes")
+
+
+def offers_of(interaction: discord.Interaction[Any]) -> Offers:
+    """The offers' flows of the hall that received ``interaction``."""
+    offers: Offers = getattr(interaction.client, "hall").offers  # noqa: B009 - set by the bot
+    return offers
 
 
 OFFER_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (OfferButton,)
@@ -77,12 +80,25 @@ def buttons(offer_id: int) -> discord.ui.View:
 
 
 class Offers:
-    """The flows of offers; holds nothing of its own (the hall's client and store)."""
+    """The flows of offers; holds nothing of its own (the hall's client, store and flows)."""
 
-    def __init__(self, hall: Hall) -> None:
-        self.hall = hall
-        self.client = hall.client
-        self.store = hall.store
+    def __init__(
+        self,
+        client: discord.Client,
+        store: Store,
+        guard: Guard,
+        lobby: Posting,
+        tables: TableShowing,
+        panels: PanelShowing,
+        notices: Notifying,
+    ) -> None:
+        self.client = client
+        self.store = store
+        self.guard = guard
+        self.lobby = lobby
+        self.tables = tables
+        self.panels = panels
+        self.notices = notices
 
     def describe(self, offer: OfferRecord) -> str:
         title = get_game(offer.game).title
@@ -103,7 +119,7 @@ class Offers:
             raise TableError("Challenges live in server channels; run this in a channel.")
         if user.bot:
             raise TableError("Bots do not take challenges; challenge a person.")
-        await self.hall.remember(interaction)
+        await self.guard.remember(interaction)
         offer = await self.store.challenge(
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id,
@@ -142,7 +158,7 @@ class Offers:
         outcome = await self.store.offer_rematch(tid, interaction.user.id)
         offer = outcome.offer
         if outcome.table is not None:
-            await self.hall.post_new_table(interaction, outcome.table)
+            await self.lobby.post_new_table(interaction, outcome.table)
             await self._close_message(offer, f"✅ Everyone accepted {self.describe(offer)}.")
             return
         if offer.message_id is not None:  # an offer already asked for: this click said yes
@@ -187,11 +203,11 @@ class Offers:
             async def follow_up() -> None:
                 await self._after_answer(interaction, outcome, yes)
 
-            await self.hall.after_commit(
+            await self.guard.after_commit(
                 interaction, follow_up(), done="Your answer counted" if yes else "You declined"
             )
 
-        await self.hall.guarded(interaction, flow)
+        await self.guard.guarded(interaction, flow)
 
     async def _after_answer(
         self, interaction: discord.Interaction[Any], outcome: OfferOutcome, yes: bool
@@ -224,13 +240,13 @@ class Offers:
     async def post_table(self, table: TableRecord) -> None:
         """Post a started game as a new table message in its channel, with its panels and first
         turn ping (the answer may have come from a DM, so not as the interaction's reply)."""
-        parts = await self.hall.table_parts(table)
+        parts = await self.tables.table_parts(table)
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
         message = await channel.send(**parts.send_kwargs())
         await self.store.set_message(table.id, message.id)
         table = await self.store.get_table(table.id) or table
-        await self.hall.refresh_panels(table)
-        await self.hall.turn_ping(table, self.hall.turn_passed_to(table, None))
+        await self.panels.refresh_panels(table)
+        await self.notices.turn_ping(table, turn_passed_to(table, None))
 
     # -- expiry (from the sweeper) -----------------------------------------------------------------
 
@@ -257,7 +273,7 @@ class Offers:
 
     async def _tell(self, offer: OfferRecord, user_id: int, text: str) -> None:
         """Tell one player: a DM, or a channel mention when they take no DMs."""
-        if await self.store.dm_mode(user_id) == "on" and await self.hall.dm(user_id, text):
+        if await self.store.dm_mode(user_id) == "on" and await self.notices.dm(user_id, text):
             return
         await self._say(offer, f"{mention(user_id)} {text}")
 

@@ -16,7 +16,6 @@ from discord.ext import commands
 from cogs.choices import AnyGame, TwoPlayerGame, command_failed, time_control_choices
 from cogs.choices import time_control as read_time_control
 from cogs.guide import help_embed, welcome
-from cogs.offers import Offers
 from engine import get_game
 from presentation import playable_games
 from storage import TableError, clock, players
@@ -96,7 +95,7 @@ class Siege(commands.Cog):
         game: TwoPlayerGame,
         time_control: str | None = None,
     ) -> None:
-        offers = Offers(self.hall)
+        offers = self.hall.offers
 
         async def flow() -> None:
             control = clock.NONE if time_control is None else read_time_control(time_control)

@@ -13,7 +13,7 @@ import discord
 import pytest
 
 from cogs.components import TableButton
-from cogs.hall import Parts
+from cogs.flow import Parts
 
 
 @pytest.fixture

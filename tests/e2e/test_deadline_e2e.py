@@ -223,7 +223,7 @@ async def test_answers_go_ahead_of_redraws_and_a_tables_redraws_merge(
     table, _ = await open_game(w, dealer=DEALER_BOB)
     hall = w.running.hall
     held = Held()
-    monkeypatch.setattr(hall, "refresh_panels", held.wrap(hall.refresh_panels))
+    monkeypatch.setattr(hall.panels, "refresh_panels", held.wrap(hall.panels.refresh_panels))
     users = {u.id: u for u in (w.alice, w.bob)}
     answers = []
     for _ in range(3):

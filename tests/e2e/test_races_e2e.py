@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from cogs.hall import PANEL_REPLACED, TABLE_GONE
+from cogs.moves import PANEL_REPLACED, TABLE_GONE
 from presentation import get_renderer
 from tests.e2e.test_castles_e2e import DEALER_BOB, _draw_label, dm_panel, open_game
 from tests.e2e.world import World
@@ -72,8 +72,9 @@ async def click_deleted_on_the_way(
     w: World, monkeypatch: pytest.MonkeyPatch, drawing: str, message: FakeMessage, table: Any
 ) -> Any:
     """Alice clicks Draw on ``message``, which is deleted after the click reached the bot and
-    before it answers (while the hall's ``drawing`` method draws the answer)."""
-    hall = w.running.hall
+    before it answers (while the hall's ``drawing`` method, "flow.method", draws the answer)."""
+    owner, drawing = drawing.split(".")
+    hall = getattr(w.running.hall, owner)
     draw = getattr(hall, drawing)
 
     async def deleted_meanwhile(*args: Any, **kwargs: Any) -> Any:
@@ -93,7 +94,7 @@ async def test_a_click_on_a_panel_deleted_on_the_way_counts_and_says_so(
     w = world
     table, _ = await open_game(w, dealer=DEALER_BOB)  # Alice moves first
     panel = dm_panel(w, w.alice, table)
-    handle = await click_deleted_on_the_way(w, monkeypatch, "panel_parts", panel, table)
+    handle = await click_deleted_on_the_way(w, monkeypatch, "panels.panel_parts", panel, table)
     assert handle.ephemeral and handle.response_message is not None
     assert handle.response_message.content == PANEL_REPLACED
     moved = await w.table_by_id(table.id)
@@ -111,7 +112,7 @@ async def test_a_click_on_a_table_message_deleted_on_the_way_reposts_it(
 ) -> None:
     w = world
     table, message = await open_game(w, dealer=DEALER_BOB)
-    handle = await click_deleted_on_the_way(w, monkeypatch, "table_parts", message, table)
+    handle = await click_deleted_on_the_way(w, monkeypatch, "tables.table_parts", message, table)
     assert handle.ephemeral and handle.response_message is not None
     assert handle.response_message.content == TABLE_GONE
     moved = await w.table_by_id(table.id)

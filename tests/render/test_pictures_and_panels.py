@@ -14,7 +14,7 @@ import discord
 from PIL import Image
 
 from cogs.components import SELECT_MAX_OPTIONS, TableButton, layout
-from cogs.hall import Parts
+from cogs.flow import Parts
 from engine import cards, get_game
 from engine.castles import GAME as CASTLES
 from engine.king import GAME as KING

@@ -10,7 +10,7 @@ import discord
 from PIL import Image
 
 from cogs.components import layout
-from cogs.hall import Parts
+from cogs.flow import Parts
 from cogs.sheets import as_embed
 from engine.rules import Action, Event, Result, State
 from engine.towers import GAME

@@ -1,0 +1,318 @@
+"""Private panels and their DM delivery: each seated player's own view with their legal
+actions, kept as one DM per table (a fresh one when it becomes their turn, so Discord notifies
+them) or opened as an ephemeral message from the table's panel button; closed DMs degrade to
+that button without a word of the secret reaching the channel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections import Counter, OrderedDict
+from typing import Any
+
+import discord
+
+from cogs.components import TableButton, layout
+from cogs.delivery import Delivery
+from cogs.flow import (
+    DM_CLOSED_CODE,
+    USER_MENTIONS,
+    Guard,
+    Locks,
+    Parts,
+    jump_url,
+    mention,
+    seat_names,
+)
+from cogs.pictures import Pictures
+from cogs.sheets import as_embed
+from presentation import get_renderer
+from storage import CorruptTable, Store, TableError, TableRecord
+
+log = logging.getLogger("siege.hall")
+
+# A panel opens with what happened since its seat's last turn: the log is read this far back to
+# find that turn, and at most this many lines are shown (the table keeps the full story).
+SINCE_SCAN = 40
+HANDS_KEPT = 4096  # (table, ply) hands before a seat's action, for the new-card marks
+SINCE_LINES = 4
+
+
+class Panels:
+    """Draws the players' private panels and keeps their DM copies up to date."""
+
+    def __init__(
+        self,
+        client: discord.Client,
+        store: Store,
+        delivery: Delivery,
+        pictures: Pictures,
+        locks: Locks,
+        guard: Guard,
+    ) -> None:
+        self.client = client
+        self.store = store
+        self.delivery = delivery
+        self.pictures = pictures
+        self.locks = locks
+        self.guard = guard
+        #: A seat's hand just before its own last action, by (table, ply): what the panel's
+        #: new-card marks compare with. Filled when the seat acts; a miss replays the log.
+        self._hands_before: OrderedDict[tuple[int, int], list[Any]] = OrderedDict()
+
+    # -- what a panel shows ----------------------------------------------------------------------
+
+    def keep_hand_before(self, table: TableRecord, seat: int, state: Any) -> None:
+        """Remember ``seat``'s hand in ``state``, the position it is about to act from (so its
+        next panel marks the cards drawn since without replaying the game)."""
+        if not get_renderer(table.game).marks_new_cards:
+            return
+        hand = table.engine.view(state, seat).get("hand")
+        if hand is None:
+            return
+        self._hands_before[(table.id, table.ply)] = list(hand)
+        while len(self._hands_before) > HANDS_KEPT:
+            self._hands_before.popitem(last=False)
+
+    async def _hand_before(self, table: TableRecord, seat: int, ply: int) -> list[Any]:
+        kept = self._hands_before.get((table.id, ply))
+        if kept is not None:
+            return kept
+        before = await self.store.replay(table.id, upto=ply)
+        hand = list(table.engine.view(before, seat).get("hand") or [])
+        self._hands_before[(table.id, ply)] = hand
+        while len(self._hands_before) > HANDS_KEPT:
+            self._hands_before.popitem(last=False)
+        return hand
+
+    async def since_last_turn(
+        self, table: TableRecord, seat: int, view: dict[str, Any]
+    ) -> tuple[list[str], list[str]]:
+        """What a seat's panel opens with: the table's event lines since that seat's last
+        action (the opponents' moves, rolls, cancellations, captures; at the start of a game,
+        everything so far), and for games that mark them the hand's cards that arrived since
+        (from the seat's own view before that action, so nothing hidden is involved)."""
+        renderer = get_renderer(table.game)
+        names = seat_names(table)
+        try:
+            records = await self.store.log_tail(table, SINCE_SCAN)
+        except CorruptTable as exc:
+            log.warning("table %s: recent moves unreadable (%s)", table.id, exc)
+            return [], []
+        mine = [i for i, record in enumerate(records) if record.seat == seat]
+        after = records[mine[-1] + 1 :] if mine else records
+        if len(table.seats) == 1:
+            # Solo: the city's own moves come inside the player's last action (its upkeep).
+            after = records[-1:]
+        lines = [
+            line
+            for record in after
+            for event in record.events
+            if (line := renderer.event_line(event, names))
+        ]
+        if len(lines) > SINCE_LINES:
+            earlier = len(lines) - SINCE_LINES + 1
+            lines = [
+                f"…{earlier} earlier event{'s' if earlier > 1 else ''} (see the table)",
+                *lines[-(SINCE_LINES - 1) :],
+            ]
+        new_cards: list[str] = []
+        if renderer.marks_new_cards and mine and "hand" in view:
+            try:
+                hand_before = await self._hand_before(table, seat, records[mine[-1]].ply)
+            except (TableError, ValueError) as exc:  # a damaged log: no marks, never a failure
+                log.warning("table %s: could not replay for new cards (%s)", table.id, exc)
+                return lines, []
+            held = Counter(hand_before)
+            for card in view["hand"]:
+                if held[card] > 0:
+                    held[card] -= 1
+                else:
+                    new_cards.append(card)
+            if len(new_cards) > 1 and len(new_cards) == len(view["hand"]):
+                new_cards = []  # a fresh deal: no card stands out as just drawn
+        return lines, new_cards
+
+    async def panel_parts(
+        self, table: TableRecord, user_id: int, *, for_dm: bool, stage: str | None = None
+    ) -> Parts:
+        """A player's private panel: what happened since their last turn, their own view, and
+        their legal actions when it is their turn. The same panel is a DM and the ephemeral
+        message of the table's panel button."""
+        renderer = get_renderer(table.game)
+        game = table.engine
+        state = table.running_state()
+        seat = table.seat_of(user_id)
+        if seat is None:
+            raise TableError("You are not playing at this table.")
+        to_act = game.to_act(state)
+        if to_act is not None and table.seats[to_act] == user_id:
+            seat = to_act
+        names = seat_names(table)
+        view = game.view(state, seat)
+        since, new_cards = await self.since_last_turn(table, seat, view)
+        embed = as_embed(renderer.panel_embed(view, names, since, new_cards))
+        turn = renderer.turn_number(view, table.ply)
+        where = f"Table #{table.id} · turn {turn}"
+        if for_dm:
+            guild = self.client.get_guild(table.guild_id) if table.guild_id else None
+            channel = self.client.get_channel(table.channel_id)
+            place = f"#{getattr(channel, 'name', 'a channel')}"
+            if guild is not None:
+                place += f" in {guild.name}"
+            where = f"{where} · {place}"
+        embed.set_footer(text=f"{where} · only you can see this")
+        controls = []
+        extra: list[discord.ui.Item[Any]] = []
+        legal: list[dict[str, Any]] = []
+        if table.status == "cancelled":
+            embed.insert_field_at(0, name="Closed", value="This table was cancelled.")
+        elif table.status == "running":
+            if to_act == seat:
+                legal = game.legal_actions(state, seat)
+                controls = renderer.panel_controls(view, legal, stage)
+            extra.append(TableButton(table.id, "resign"))
+        url = jump_url(table)
+        if for_dm and url:
+            extra.append(discord.ui.Button(label="Open the table", url=url))
+        image = None
+        alt = None
+        picture = None
+        if renderer.panel_pictures:
+            picture = await self.pictures.render(
+                f"{table.game}:panel", renderer.panel_image, view, legal, stage
+            )
+        if picture is not None:
+            name = f"{table.game}-{table.id}-{table.ply}-panel.png"
+            embed.set_image(url=f"attachment://{name}")
+            image, alt = (name, picture[0]), picture[1]
+        return Parts(
+            embed=embed,
+            view=layout(table.id, table.ply, controls, extra),
+            image=image,
+            alt=alt,
+        )
+
+    # -- DM panels -------------------------------------------------------------------------------
+
+    async def refresh_panels(
+        self,
+        table: TableRecord,
+        *,
+        notify: int | None = None,
+    ) -> None:
+        """Send or edit each seated player's DM panel (those who have DMs on). The player
+        ``notify`` (whose turn it has just become) gets the panel as a fresh message, the old
+        one deleted: Discord notifies on new messages, never on edits, and a correspondence
+        game lives on that notification. Everyone else's panel is edited in place.
+
+        One table's panels are refreshed by one flow at a time: two flows at once (two quick
+        clicks, a computer's move) would both find no stored panel, or the same old one, and
+        leave a player two panels. A flow that finds a later move already made leaves the
+        panels to that move's flow, whose ``notify`` is the one that counts: drawing them here
+        would show a player their turn in a panel that flow is about to replace."""
+        async with self.locks.panels(table.id):
+            newest, targets = await self.store.delivery_targets(table)
+            if newest is None or newest.ply > table.ply:
+                return
+            table = newest
+            for user_id, target in targets.items():
+                if target.mode == "on":
+                    await self._send_panel(table, user_id, target.panel, fresh=user_id == notify)
+            self.locks.release(table)
+
+    async def _send_panel(
+        self,
+        table: TableRecord,
+        user_id: int,
+        stored: tuple[int, int] | None,
+        *,
+        fresh: bool = False,
+    ) -> None:
+        parts = await self.panel_parts(table, user_id, for_dm=True)
+        try:
+            old = None
+            if stored is not None:
+                dm = self.client.get_partial_messageable(
+                    stored[0], type=discord.ChannelType.private
+                )
+                old = dm.get_partial_message(stored[1])
+                if not fresh:
+                    try:
+                        # An unchanged panel is not touched; a recent click on it lends its
+                        # webhook (exempt from the rate limit).
+                        await self.delivery.edit(old, parts.edit_kwargs(), parts.image)
+                        return
+                    except discord.NotFound:
+                        old = None  # the player deleted it: send a fresh one
+            # A fresh panel notifies its player; as the follow-up of their latest click in
+            # their DMs it is also exempt from the rate limit.
+            sent = await self.delivery.send_dm(user_id, parts.send_kwargs())
+            if sent is None:
+                channel = await self.client.create_dm(discord.Object(user_id))
+                message = await channel.send(**parts.send_kwargs())
+                sent = channel.id, message.id
+            self.delivery.shown(sent[1], parts.fingerprint())
+            await self.store.set_dm_panel(table.id, user_id, *sent)
+            if old is not None:
+                # One panel per table: the new one replaces it (already gone is fine).
+                with contextlib.suppress(discord.NotFound):
+                    await self.delivery.delete(old)
+        except discord.Forbidden as exc:
+            if exc.code != DM_CLOSED_CODE:
+                log.warning("table %s: DM to a player refused (code %s)", table.id, exc.code)
+                return
+            await self.store.set_dm_mode(user_id, "closed")
+            await self._say_dms_closed(table, user_id)
+        except discord.HTTPException as exc:
+            log.warning("table %s: could not update a DM panel (HTTP %s)", table.id, exc.status)
+
+    async def _say_dms_closed(self, table: TableRecord, user_id: int) -> None:
+        channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+        button = get_renderer(table.game).panel_label
+        text = (
+            f"{mention(user_id)}, I can't send you direct messages, so your private panel stays "
+            f"behind the table's **{button}** button. Once your DMs are open, run `/siege dm on`."
+        )
+        try:
+            await channel.send(text, allowed_mentions=USER_MENTIONS)
+        except discord.HTTPException:
+            log.warning("table %s: could not post the closed-DM notice", table.id)
+
+    # -- the panel button and the DM setting ---------------------------------------------------
+
+    async def on_hand(self, interaction: discord.Interaction[Any], tid: int) -> None:
+        async def flow() -> None:
+            table = await self.guard.table(tid)
+            if table.seat_of(interaction.user.id) is None:
+                raise TableError("You are not playing at this table.")
+            if table.state is None:
+                raise TableError(
+                    "The game has not started yet."
+                    if table.status == "lobby"
+                    else "This table is closed."
+                )
+            parts = await self.panel_parts(table, interaction.user.id, for_dm=False)
+            await interaction.response.send_message(**parts.send_kwargs(), ephemeral=True)
+
+        await self.guard.guarded(interaction, flow)
+
+    async def set_dms(self, interaction: discord.Interaction[Any], on: bool) -> None:
+        user = interaction.user.id
+        await self.store.set_dm_mode(user, "on" if on else "off")
+        if not on:
+            await interaction.response.send_message(
+                "Done: no more DMs. Your panel opens from the table's button (My hand, My moves…).",
+                ephemeral=True,
+            )
+            return
+        await interaction.response.send_message(
+            "Done: I'll keep your private panels in your DMs.", ephemeral=True
+        )
+        for table in await self.store.open_tables_of(user):
+            if table.status == "running":
+                await self.refresh_panels(table)
+
+
+__all__ = ["Panels"]
