@@ -26,7 +26,8 @@ from presentation import get_renderer, playable_games
 from presentation.base import OVER_COLOUR, fit_alt
 from presentation.charts import rating_alt, rating_chart
 from storage import Standing, Store, TableError, TableRecord, computers
-from storage.fairness import commitment_of, export_script
+from storage.export import export_script
+from storage.fairness import commitment_of
 from storage.results import ALL_TIME, GameResult
 
 PAGE = 10

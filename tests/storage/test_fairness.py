@@ -13,7 +13,8 @@ from engine.rules import dumps, rng_for
 from engine.verify import main as verify_main
 from engine.verify import verify
 from storage import Store, TableRecord
-from storage.fairness import commitment_of, export_script
+from storage.export import export_script
+from storage.fairness import commitment_of
 from tests.pg import raw_execute, raw_rows
 
 KURTH = get_game("kurth")

@@ -1,0 +1,53 @@
+"""A finished game exported with everything ``python -m engine.verify`` checks: the script, the
+seed's salt and commitment, each action's logged events and the deal as stored."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine import chance
+from storage.fairness import commitment_of
+from storage.records import RESIGN
+
+if TYPE_CHECKING:
+    from storage.reading import Reading
+    from storage.records import TableRecord
+
+
+async def export_script(store: Reading, table: TableRecord) -> dict[str, Any]:
+    """A finished table as a script (``../shared/spec/README.md``) that ``python -m
+    engine.script`` plays again, plus what ``python -m engine.verify`` checks: the chance scheme,
+    salt and commitment (``chance``), each action's logged events, and the deal as stored
+    (``dealt``: the opening state, the final state, and the resignations).
+
+    A resignation is a table action outside the script format: the script's actions leave it out
+    and ``dealt.resignations`` says where it came (``after`` that many scripted actions), so the
+    verifier replays the whole stored game (a tower poker seat that left mid-game included)."""
+    log = await store.actions(table.id)
+    fair: dict[str, Any] = {"scheme": chance.scheme_of(table.state)}
+    seal = commitment_of(table)
+    if seal is not None:
+        fair.update(salt=table.salt, commitment=seal)
+    actions: list[dict[str, Any]] = []
+    resignations: list[dict[str, int]] = []
+    for record in log:
+        if record.action == RESIGN:
+            resignations.append({"after": len(actions), "seat": record.seat})
+        else:
+            actions.append({"seat": record.seat, "action": record.action, "events": record.events})
+    return {
+        "game": table.game,
+        "seats": len(table.seats),
+        "options": table.options,
+        "seed": table.seed,
+        "chance": fair,
+        "actions": actions,
+        "dealt": {
+            "opening": await store.replay(table.id, upto=0),
+            "final": table.state,
+            "resignations": resignations,
+        },
+    }
+
+
+__all__ = ["export_script"]
