@@ -1,4 +1,5 @@
-"""The daily challenge of Siege at Kurth: ``/siege daily start`` and ``/siege daily board``.
+"""The daily challenge (of the game whose declaration has one: Siege at Kurth): ``/siege daily
+start`` and ``/siege daily board``.
 
 Every player of a server defends against the same draws and dice on a UTC day at a difficulty
 (each difficulty has its own deal); a daily game's seed, replay and export stay closed until its
@@ -16,13 +17,16 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from cogs.flow import Starting
+from engine import daily_game, daily_option
 from presentation.base import OVER_COLOUR
 from storage import Store, TableError, TableExists
 
 if TYPE_CHECKING:
     from cogs.boards import Boards
 
-DIFFICULTIES = ("easy", "normal", "advanced")
+GAME = daily_game()
+#: The values of the option that gives each its own board (Siege at Kurth's difficulty).
+DIFFICULTIES: tuple[str, ...] = tuple(map(str, getattr(daily_option(), "choices", ("",))))
 PAGE = 10
 
 
@@ -42,7 +46,9 @@ class Daily:
         if interaction.guild_id is None or interaction.channel_id is None:
             raise TableError("The daily challenge is a server's: start it in one of its channels.")
         if difficulty not in DIFFICULTIES:
-            raise TableError("The difficulty is easy, normal or advanced.")
+            raise TableError(
+                f"The difficulty is {', '.join(DIFFICULTIES[:-1])} or {DIFFICULTIES[-1]}."
+            )
         await self.hall.remember(interaction)
         day = self.today()
         try:
@@ -80,7 +86,7 @@ class Daily:
         mine = await self.store.daily_standing(guild, chosen, difficulty, interaction.user.id)
         names = await self.boards.names([line.user_id for line in lines] + [interaction.user.id])
         embed = discord.Embed(
-            title=f"Siege at Kurth — daily challenge {chosen}, {difficulty}", colour=OVER_COLOUR
+            title=f"{GAME.title} — daily challenge {chosen}, {difficulty}", colour=OVER_COLOUR
         )
         today = chosen == self.today()
         if lines:
@@ -92,7 +98,7 @@ class Daily:
         else:
             embed.description = f"Nobody finished a scored {difficulty} game that day ({chosen})."
         if not today:
-            embed.title = f"Siege at Kurth — daily challenge of {chosen} (a past day), {difficulty}"
+            embed.title = f"{GAME.title} — daily challenge of {chosen} (a past day), {difficulty}"
         if mine is not None and all(line.user_id != mine.user_id for line in lines):
             embed.add_field(name="You", value=self.line(mine, names[mine.user_id]), inline=False)
         embed.set_footer(text="Best score first, then fewest turns. One scored game a day each.")

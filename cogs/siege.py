@@ -16,7 +16,7 @@ from discord.ext import commands
 from cogs.choices import AnyGame, TwoPlayerGame, command_failed, time_control_choices
 from cogs.choices import time_control as read_time_control
 from cogs.guide import help_embed, welcome
-from engine import get_game
+from engine import daily_game, daily_option, get_game
 from presentation import playable_games
 from storage import TableError, clock, players
 
@@ -28,16 +28,14 @@ log = logging.getLogger("siege.commands")
 
 def daily_difficulties() -> list[app_commands.Choice[str]]:
     """The boards of the daily challenge: the values of the option its declaration names."""
-    for key in playable_games():
-        daily = get_game(key).about.daily
-        if daily is not None and daily.option:
-            (option,) = [o for o in get_game(key).options if o.name == daily.option]
-            labels = option.labels or tuple(map(str, option.choices))
-            return [
-                app_commands.Choice(name=label, value=str(value))
-                for label, value in zip(labels, option.choices, strict=True)
-            ]
-    return []
+    option = daily_option()
+    if option is None:
+        return []
+    labels = option.labels or tuple(map(str, option.choices))
+    return [
+        app_commands.Choice(name=label, value=str(value))
+        for label, value in zip(labels, option.choices, strict=True)
+    ]
 
 
 DIFFICULTY_CHOICES = daily_difficulties()
@@ -71,7 +69,7 @@ class Siege(commands.Cog):
     )
     dm = app_commands.Group(name="dm", description="Where your private panels go", parent=siege)
     daily = app_commands.Group(
-        name="daily", description="Siege at Kurth's daily challenge", parent=siege
+        name="daily", description=f"{daily_game().title}'s daily challenge", parent=siege
     )
 
     def __init__(self, bot: SiegeBot) -> None:
@@ -318,7 +316,7 @@ class Siege(commands.Cog):
 
         await self.hall.guarded(interaction, flow, private=True)
 
-    @daily.command(name="start", description="Play today's Siege at Kurth challenge here.")
+    @daily.command(name="start", description=f"Play today's {daily_game().title} challenge here.")
     @app_commands.describe(difficulty="How many overrun locations lose (default: normal)")
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
     async def daily_start(

@@ -10,7 +10,7 @@ from engine.castles import GAME as CASTLES
 from engine.king import GAME as KING
 from engine.knights import GAME as KNIGHTS
 from engine.kurth import GAME as KURTH
-from engine.rules import Game, Result, RuleError, SetupError, rng_for
+from engine.rules import Game, Option, Result, RuleError, SetupError, rng_for
 from engine.towers import GAME as TOWERS
 
 GAMES: dict[str, Game] = {game.key: game for game in (CASTLES, KING, KNIGHTS, KURTH, TOWERS)}
@@ -29,6 +29,23 @@ def unregister(key: str) -> None:
     GAMES.pop(key, None)
 
 
+def daily_game() -> Game:
+    """The game whose declaration has a daily challenge (Siege at Kurth): the first such in the
+    registry; a SetupError if none has."""
+    for game in GAMES.values():
+        if game.about.daily is not None:
+            return game
+    raise SetupError("No game of the registry has a daily challenge.")
+
+
+def daily_option() -> Option | None:
+    """The option of the daily game that gives each of its values a board of its own (Siege at
+    Kurth's difficulty), or None for one board."""
+    game = daily_game()
+    daily = game.about.daily
+    return next((o for o in game.options if daily is not None and o.name == daily.option), None)
+
+
 def get_game(key: str) -> Game:
     """The game bundle for a key such as ``"castles"``; a SetupError names the known keys."""
     try:
@@ -44,6 +61,8 @@ __all__ = [
     "Result",
     "RuleError",
     "SetupError",
+    "daily_game",
+    "daily_option",
     "get_game",
     "register",
     "rng_for",

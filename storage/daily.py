@@ -21,14 +21,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine import get_game
+from engine import daily_game, get_game
 from engine.rules import resolve_options
 from storage.base import StoreBase
 from storage.database import Connection
 from storage.records import TableRecord
 from storage.tables import new_table
 
-GAME = "kurth"
+GAME = daily_game().key  # the game the declarations name (Siege at Kurth)
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def seed_for(conn: Connection, guild_id: int, day: str, difficulty: str) -> int:
     else:
         secret = str(row[0])
     digest = hmac.new(
-        bytes.fromhex(secret), f"kurth-daily:{day}:{difficulty}".encode(), hashlib.sha256
+        bytes.fromhex(secret), f"{GAME}-daily:{day}:{difficulty}".encode(), hashlib.sha256
     )
     return int.from_bytes(digest.digest()[:8], "big") >> 2  # fits SQLite's signed integers
 
