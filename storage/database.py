@@ -155,7 +155,7 @@ def _prepare_writer(conn: sqlite3.Connection) -> None:
     At start-up the write lock is waited for as long as another process's migration may hold
     it (storage/migration.py); the busy timeout of play applies from the end of this."""
     conn.execute(f"PRAGMA busy_timeout = {migration.MIGRATION_WAIT_MS}")
-    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()
+    mode = migration.wal_mode(conn)
     if mode is None or str(mode[0]).lower() != "wal":
         raise sqlite3.OperationalError(f"could not switch to WAL mode (got {mode})")
     conn.execute("PRAGMA foreign_keys = ON")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,25 @@ class Refused(Exception):
 
 #: What runs after the migrations, in their transaction: ``after(conn, old, new)``.
 After = Callable[[Any, int, int], None]
+
+
+#: Seconds between two tries at WAL mode while another process holds the file (at start-up).
+WAL_RETRY = 0.05
+
+
+def wal_mode(conn: sqlite3.Connection) -> Any:
+    """Switch the file to WAL mode. SQLite answers "database is locked" at once, without its
+    busy timeout, while another process holds the lock this change needs (two processes starting
+    on one new file: the other is switching it or migrating); so it is tried again until the
+    migration wait is over."""
+    deadline = time.monotonic() + MIGRATION_WAIT_MS / 1000
+    while True:
+        try:
+            return conn.execute("PRAGMA journal_mode = WAL").fetchone()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc).lower() or time.monotonic() > deadline:
+                raise
+            time.sleep(WAL_RETRY)
 
 
 def backup_path(path: Path, version: int) -> Path:
