@@ -27,6 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import engine
+from benchmarks.rule_players import RULE_PLAYERS
 from engine import ai
 from engine.rules import Action, rng_for
 
@@ -39,6 +40,19 @@ PAIRS: tuple[tuple[str, str], ...] = (
     ("normal", "easy"),
     ("hard", "normal"),
 )
+
+# Tower poker tables: key -> (seats, the focus seat's level, every other seat's level).
+TOWER_TABLES: dict[str, tuple[int, str, str]] = {
+    "normal-random": (2, "normal", "random"),
+    "hard-random": (2, "hard", "random"),
+    "hard-random-5": (5, "hard", "random"),
+    "hard-normal": (2, "hard", "normal"),
+    "normal-easy": (2, "normal", "easy"),
+    "easy-random": (2, "easy", "random"),
+    "hard-tag": (2, "hard", "tag"),
+    "normal-tag": (2, "normal", "tag"),
+    "hard-tag-4": (4, "hard", "tag"),
+}
 
 
 @dataclass(frozen=True)
@@ -55,6 +69,7 @@ class Outcome:
     score: float
     hard_times: tuple[float, ...]
     plies: int
+    chips: float = 0.0  # tower poker: the focus seat's chips at the end less its start
 
 
 def play(match: Match) -> Outcome:
@@ -62,6 +77,7 @@ def play(match: Match) -> Outcome:
     game = engine.get_game(match.game)
     options = dict(match.options)
     state = game.setup(len(match.seats), options, rng_for(match.seed, "setup"))
+    start_chips = list(state["chips"]) if match.game == "towers" else []
     chooser = random.Random(f"{match.seed}:players")
     times: list[float] = []
     ply = 0
@@ -73,6 +89,9 @@ def play(match: Match) -> Outcome:
         if level == "random":
             legal = [a for a in game.legal_actions(state, seat) if a["type"] != "leave"]
             action = legal[chooser.randrange(len(legal))]
+        elif level in RULE_PLAYERS:
+            rule = RULE_PLAYERS[level][1]
+            action = rule(game.view(state, seat), seat, game.legal_actions(state, seat), chooser)
         else:
             start = time.perf_counter()
             view = game.view(state, seat)
@@ -87,7 +106,10 @@ def play(match: Match) -> Outcome:
         score = 1.0 / len(result.winners) if match.focus in result.winners else 0.0
     elif result is not None and len(match.seats) > 2:
         score = 1.0 / len(match.seats)
-    return Outcome(score, tuple(times), ply)
+    chips = 0.0
+    if start_chips:
+        chips = float(state["chips"][match.focus] - start_chips[match.focus])
+    return Outcome(score, tuple(times), ply, chips)
 
 
 def wilson(mean: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -124,6 +146,8 @@ def report(
     rows: Sequence[tuple[str, list[Outcome]]],
     baseline: Sequence[float],
     pool_time: float,
+    *,
+    chips: bool = False,
 ) -> None:
     print(f"\n{title}")
     print(
@@ -140,6 +164,11 @@ def report(
             f"{label:<22}{n:>6}{mean:>8.1%}   [{low:.1%}, {high:.1%}]  {timing:>14}   "
             f"{clear} (>{base:.0%})"
         )
+        if chips:
+            won = [o.chips for o in outcomes]
+            mid = statistics.fmean(won)
+            half = 1.96 * statistics.stdev(won) / math.sqrt(n) if n > 1 else math.inf
+            print(f"{'':<22}chips per game {mid:+.1f} [{mid - half:+.1f}, {mid + half:+.1f}]")
     print(f"({pool_time:.0f} s)", flush=True)
 
 
@@ -150,6 +179,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--towers-games", type=int, default=12, help="games per towers matchup")
     parser.add_argument(
         "--towers-height", type=int, default=5, help="tower height at the towers tables (3-10)"
+    )
+    parser.add_argument(
+        "--towers",
+        default="normal-random,hard-random,hard-random-5,hard-normal,hard-tag,hard-tag-4",
+        help=f"towers tables to play, of {', '.join(TOWER_TABLES)}",
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
@@ -187,34 +221,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "towers" in wanted:
             t0 = time.perf_counter()
             g, h = args.towers_games, args.towers_height
-            specs = [
-                (
-                    "normal vs random, 2 seats",
-                    table("towers", 2, "normal", "random", g, args.seed, h),
-                    0.5,
-                ),
-                (
-                    "hard vs random, 2 seats",
-                    table("towers", 2, "hard", "random", g, args.seed, h),
-                    0.5,
-                ),
-                (
-                    "hard vs 4 random, 5 seats",
-                    table("towers", 5, "hard", "random", g, args.seed, h),
-                    0.2,
-                ),
-                (
-                    "hard vs normal, 2 seats",
-                    table("towers", 2, "hard", "normal", g, args.seed, h),
-                    0.5,
-                ),
-            ]
+            chosen = args.towers.split(",")
+            unknown_tables = set(chosen) - set(TOWER_TABLES)
+            if unknown_tables:
+                parser.error(f"unknown towers table {sorted(unknown_tables)[0]!r}")
+            specs = []
+            for key in chosen:
+                n, level, other = TOWER_TABLES[key]
+                label = f"{level} vs {other}" + (f" x{n - 1}" if n > 2 else "") + f", {n} seats"
+                specs.append((label, table("towers", n, level, other, g, args.seed, h), 1 / n))
             rows = [(label, list(pool.map(play, batch))) for label, batch, _ in specs]
             report(
                 f"{engine.get_game('towers').title} (towers, tower_height {h})",
                 rows,
                 [base for _, _, base in specs],
                 time.perf_counter() - t0,
+                chips=True,
             )
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
     return 0

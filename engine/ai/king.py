@@ -5,6 +5,12 @@ counts, its own hand and castle order. Unseen are the other hand, the pile's ord
 other King hides among that seat's face-down castle cards. A determinization deals the cards not
 in sight into the other hand (never the Assassin, which is resolved when drawn) and the pile,
 and puts the other King under one of its face-down columns at random.
+
+Hiding its own King: a seat that always builds up its King's column tells the other player where
+the King is. So the computer values its own castle as the other player can judge it: the King's
+column counts :data:`KING_WEIGHT` of its safety and the face-down columns together the rest, and
+its playouts shore up the weakest face-down column rather than the King's. Its Defenders spread
+over the columns that could hide the King, and the tallest column is a poor guess.
 """
 
 from __future__ import annotations
@@ -29,6 +35,10 @@ from engine.king import (
     deck,
 )
 from engine.rules import Action, Game, State
+
+#: The share of the King's own column in a seat's safety while it is face down; the face-down
+#: columns (the King's among them) share the rest equally.
+KING_WEIGHT = 0.4
 
 
 class KingModel(EngineRules):
@@ -216,11 +226,12 @@ def evaluate(state: State, me: int) -> list[float]:
     other = 1 - me
     opens = sum(state["open"][me]) - sum(state["open"][other])
     theirs = _safety(state, other, state["castles"][other].index(KING))
-    mine = _safety(state, me, state["castles"][me].index(KING))
-    hidden = [i for i in range(3) if not state["revealed"][me][i]] or [
-        state["castles"][me].index(KING)
-    ]
+    king = state["castles"][me].index(KING)
+    hidden = [i for i in range(3) if not state["revealed"][me][i]] or [king]
     guessed = sum(_safety(state, me, i) for i in hidden) / len(hidden)
+    mine = _safety(state, me, king)
+    if king in hidden:
+        mine = KING_WEIGHT * mine + (1 - KING_WEIGHT) * guessed
     p_me = squash(theirs - mine + 0.25 * opens)
     p_other = 1.0 - squash(theirs - guessed + 0.25 * opens)
     rewards = [0.0, 0.0]
@@ -228,14 +239,24 @@ def evaluate(state: State, me: int) -> list[float]:
     return rewards
 
 
+def _guarded(state: State, seat: int) -> int:
+    """The column a seat shores up: its King's once revealed, else its weakest face-down one."""
+    king = state["castles"][seat].index(KING)
+    if state["revealed"][seat][king]:
+        return int(king)
+    hidden = [i for i in range(3) if not state["revealed"][seat][i] and state["open"][seat][i]]
+    best: int = min(hidden or [king], key=lambda i: column_value(state["columns"][seat][i]))
+    return best
+
+
 def greedy_action(
     state: State, seat: int, legal: list[Action], target: int, rng: random.Random
 ) -> Action:
     """A quick one-ply guess for playouts, over a sample of the legal actions: strike the other
-    King's column hard, shore up one's own King when it runs low, remove enemy Attackers with a
-    Judge; otherwise anything."""
+    King's column hard, shore up one's weakest face-down column (the King's once it shows)
+    when it runs low, remove enemy Attackers there with a Judge; otherwise anything."""
     other = 1 - seat
-    king_mine = state["castles"][seat].index(KING)
+    king_mine = _guarded(state, seat)
     king_theirs = target
     mine_low = column_value(state["columns"][seat][king_mine]) < 8
     sample = legal if len(legal) <= 10 else rng.sample(legal, 10)
