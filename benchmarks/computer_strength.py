@@ -7,7 +7,11 @@ rather than 10 by default, so that the tables finish in minutes). A game's score
 win, 1/2 for a draw (or a win shared by two), 0 for a loss; the table gives the mean score with
 its 95% Wilson interval. "Clearly better" means the interval's lower bound is above 50% (for
 towers' multi-seat table, above the 1/n share a random seat expects). The last column is the
-thinking time of hard's moves in these games, median and maximum.
+thinking time of hard's moves in these games: median, 99th percentile and maximum. Rule-based
+players (``benchmarks/rule_players.py``) take a seat by name: ``--pairs hard-greedy`` (Castles),
+``hard-public`` (King), ``hard-capture`` (Siege (1966)), and the towers tables ``hard-tag``,
+``hard-tag-4``; ``hard-normal-7`` times hard at a 7-seat tower poker table. Tower poker tables
+also print the focus seat's mean chip result per game with its 95% interval.
 
 Run: ``python -m benchmarks.computer_strength [--games N] [--workers W] [--only castles,king]
 [--pairs hard-normal,normal-random]`` (``--pairs`` keeps only those two-player matchups).
@@ -52,6 +56,7 @@ TOWER_TABLES: dict[str, tuple[int, str, str]] = {
     "hard-tag": (2, "hard", "tag"),
     "normal-tag": (2, "normal", "tag"),
     "hard-tag-4": (4, "hard", "tag"),
+    "hard-normal-7": (7, "hard", "normal"),
 }
 
 
@@ -151,17 +156,20 @@ def report(
 ) -> None:
     print(f"\n{title}")
     print(
-        f"{'matchup':<22}{'games':>6}{'score':>8}   {'95% interval':<16}{'hard s/move p50/max':>20}"
+        f"{'matchup':<22}{'games':>6}{'score':>8}   {'95% interval':<16}"
+        f"{'hard s/move p50/p99/max':>24}"
     )
     for (label, outcomes), base in zip(rows, baseline, strict=True):
         n = len(outcomes)
         mean = sum(o.score for o in outcomes) / n
         low, high = wilson(mean, n)
         times = [t for o in outcomes for t in o.hard_times]
-        timing = f"{statistics.median(times):.3f}/{max(times):.3f}" if times else "-"
+        times.sort()
+        p99 = times[min(len(times) - 1, int(0.99 * len(times)))] if times else 0.0
+        timing = f"{statistics.median(times):.3f}/{p99:.3f}/{max(times):.3f}" if times else "-"
         clear = "clearly" if low > base else "not clear"
         print(
-            f"{label:<22}{n:>6}{mean:>8.1%}   [{low:.1%}, {high:.1%}]  {timing:>14}   "
+            f"{label:<22}{n:>6}{mean:>8.1%}   [{low:.1%}, {high:.1%}]  {timing:>20}   "
             f"{clear} (>{base:.0%})"
         )
         if chips:
@@ -191,21 +199,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--pairs",
         default=",".join(f"{a}-{b}" for a, b in PAIRS),
-        help="two-player matchups to play, as level-level (e.g. hard-normal,normal-random)",
+        help="two-player matchups, as level-level (e.g. hard-normal,normal-random); a rule player"
+        " (benchmarks/rule_players.py: greedy, public, capture) plays only its own game",
     )
     args = parser.parse_args(argv)
     wanted = args.only.split(",")
-    wanted_pairs = set(args.pairs.split(","))
-    unknown = wanted_pairs - {f"{a}-{b}" for a, b in PAIRS}
-    if unknown:
-        parser.error(f"unknown pair {sorted(unknown)[0]!r}")
+    players = {*ai.LEVELS, "random", *RULE_PLAYERS}
+    wanted_pairs = [tuple(p.split("-", 1)) for p in args.pairs.split(",")]
+    for pair in wanted_pairs:
+        if len(pair) != 2 or not set(pair) <= players:
+            parser.error(f"unknown pair {'-'.join(pair)!r}")
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for game in ("castles", "king", "knights"):
             if game not in wanted:
                 continue
             t0 = time.perf_counter()
-            pairs = [pair for pair in PAIRS if f"{pair[0]}-{pair[1]}" in wanted_pairs]
+            pairs = [
+                (a, b)
+                for a, b in wanted_pairs
+                if all(RULE_PLAYERS.get(x, (game,))[0] == game for x in (a, b))
+            ]
             if not pairs:
                 continue
             count = args.knights_games if game == "knights" else args.games

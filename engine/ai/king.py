@@ -38,7 +38,9 @@ from engine.rules import Action, Game, State
 
 #: The share of the King's own column in a seat's safety while it is face down; the face-down
 #: columns (the King's among them) share the rest equally.
-KING_WEIGHT = 0.4
+KING_WEIGHT = 0.0
+#: How often a sample moves the searching seat's own King to a random face-down column.
+MIXING = 0.75
 
 
 class KingModel(EngineRules):
@@ -76,8 +78,10 @@ class KingModel(EngineRules):
         if seat == self.seat:
             target = state["castles"][1 - seat].index(KING)
         else:
-            # The other seat does not know where this seat's King is: it guesses as we do.
-            target = _guess_king(_public_columns(state, 1 - seat), rng)
+            # The other seat does not know where this seat's King is: it guesses as we do, or
+            # (half the time) goes for the face-down column nearest to falling.
+            public = _public_columns(state, 1 - seat)
+            target = _guess_king(public, rng) if rng.random() < 0.5 else _weakest(state, 1 - seat)
         return greedy_action(state, seat, legal, target, rng)
 
     def evaluate(self, state: State) -> Sequence[float]:
@@ -134,7 +138,7 @@ def determinize(view: Mapping[str, Any], seat: int, specials: bool, rng: random.
     other_order = [THRONE, THRONE, THRONE]
     other_order[_guess_king(columns[other], rng)] = KING
     castles: list[list[str] | None] = [None, None]
-    castles[seat] = list(view["castle"])
+    castles[seat] = _own_castle(view["castle"], columns[seat], rng)
     castles[other] = other_order
     closed = sum(not c["open"] for row in columns for c in row)
     return {
@@ -163,6 +167,31 @@ def determinize(view: Mapping[str, Any], seat: int, specials: bool, rng: random.
         "stack": None,
         "result": view["result"],
     }
+
+
+def _weakest(state: State, owner: int) -> int:
+    """``owner``'s face-down open column with the lowest value (the first of equals)."""
+    columns = state["columns"][owner]
+    hidden = [
+        i for i in range(3) if not state["revealed"][owner][i] and state["open"][owner][i]
+    ] or [0]
+    best: int = min(hidden, key=lambda i: column_value(columns[i]))
+    return best
+
+
+def _own_castle(
+    castle: Sequence[str], columns: Sequence[Mapping[str, Any]], rng: random.Random
+) -> list[str]:
+    """The searching seat's own castle in a sample: as it is, except that with probability
+    :data:`MIXING` while the King is face down, the King is moved to a face-down column drawn
+    at random (as the other player must imagine it). Play then depends little on where the King
+    really is, so the columns it builds up do not point to it."""
+    order = list(castle)
+    hidden = [i for i in range(3) if columns[i]["castle"] is None and columns[i]["open"]]
+    king = order.index(KING)
+    if king in hidden and len(hidden) > 1 and rng.random() < MIXING:
+        order[king], order[hidden[rng.randrange(len(hidden))]] = THRONE, KING
+    return order
 
 
 def _guess_king(columns: Sequence[Mapping[str, Any]], rng: random.Random) -> int:
