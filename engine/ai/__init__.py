@@ -43,7 +43,7 @@ BUDGETS: dict[str, dict[str, int]] = {
     "castles": {"normal": 20, "hard": 300},
     "king": {"normal": 40, "hard": 220},
     "towers": {"normal": 60, "hard": 400},
-    "kurth": {"easy": 8, "normal": 50, "hard": 450},
+    "kurth": {"easy": 8, "normal": 50, "hard": 350},
     "knights": {"normal": 2, "hard": 4},  # search depth in plies
 }
 
