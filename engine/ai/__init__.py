@@ -9,7 +9,8 @@ cheat, and two states that look the same to the seat get the same choice from th
   sampled consistently with the view (:mod:`engine.ai.search`, the per-game models).
 - ``knights`` (no chance, nothing hidden): alpha-beta search (:mod:`engine.ai.knights`).
 
-Levels: ``easy`` plays a one-ply heuristic with some random moves, ``normal`` a small search,
+Levels (each game's, in ``docs/computer.md``): ``easy`` plays a one-ply heuristic with some
+random moves (Siege at Kurth's, a very small search), ``normal`` a small search,
 ``hard`` a larger one (in Castles Besieged, a game of dice, hard keeps the heuristic's move
 unless its search finds one clearly better). The default iteration budgets keep ``hard`` under
 a second a move on the project's two-core machine; a caller that wants a time cap passes
