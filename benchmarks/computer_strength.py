@@ -7,7 +7,11 @@ rather than 10 by default, so that the tables finish in minutes). A game's score
 win, 1/2 for a draw (or a win shared by two), 0 for a loss; the table gives the mean score with
 its 95% Wilson interval. "Clearly better" means the interval's lower bound is above 50% (for
 towers' multi-seat table, above the 1/n share a random seat expects). The last column is the
-thinking time of hard's moves in these games, median and maximum.
+thinking time of hard's moves in these games: median, 99th percentile and maximum. Rule-based
+players (``benchmarks/rule_players.py``) take a seat by name: ``--pairs hard-greedy`` (Castles),
+``hard-public`` (King), ``hard-capture`` (Siege (1966)), and the towers tables ``hard-tag``,
+``hard-tag-4``; ``hard-normal-7`` times hard at a 7-seat tower poker table. Tower poker tables
+also print the focus seat's mean chip result per game with its 95% interval.
 
 Run: ``python -m benchmarks.computer_strength [--games N] [--workers W] [--only castles,king]
 [--pairs hard-normal,normal-random]`` (``--pairs`` keeps only those two-player matchups).
@@ -27,6 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import engine
+from benchmarks.rule_players import RULE_PLAYERS
 from engine import ai
 from engine.rules import Action, rng_for
 
@@ -39,6 +44,20 @@ PAIRS: tuple[tuple[str, str], ...] = (
     ("normal", "easy"),
     ("hard", "normal"),
 )
+
+# Tower poker tables: key -> (seats, the focus seat's level, every other seat's level).
+TOWER_TABLES: dict[str, tuple[int, str, str]] = {
+    "normal-random": (2, "normal", "random"),
+    "hard-random": (2, "hard", "random"),
+    "hard-random-5": (5, "hard", "random"),
+    "hard-normal": (2, "hard", "normal"),
+    "normal-easy": (2, "normal", "easy"),
+    "easy-random": (2, "easy", "random"),
+    "hard-tag": (2, "hard", "tag"),
+    "normal-tag": (2, "normal", "tag"),
+    "hard-tag-4": (4, "hard", "tag"),
+    "hard-normal-7": (7, "hard", "normal"),
+}
 
 
 @dataclass(frozen=True)
@@ -55,6 +74,7 @@ class Outcome:
     score: float
     hard_times: tuple[float, ...]
     plies: int
+    chips: float = 0.0  # tower poker: the focus seat's chips at the end less its start
 
 
 def play(match: Match) -> Outcome:
@@ -62,6 +82,7 @@ def play(match: Match) -> Outcome:
     game = engine.get_game(match.game)
     options = dict(match.options)
     state = game.setup(len(match.seats), options, rng_for(match.seed, "setup"))
+    start_chips = list(state["chips"]) if match.game == "towers" else []
     chooser = random.Random(f"{match.seed}:players")
     times: list[float] = []
     ply = 0
@@ -73,6 +94,9 @@ def play(match: Match) -> Outcome:
         if level == "random":
             legal = [a for a in game.legal_actions(state, seat) if a["type"] != "leave"]
             action = legal[chooser.randrange(len(legal))]
+        elif level in RULE_PLAYERS:
+            rule = RULE_PLAYERS[level][1]
+            action = rule(game.view(state, seat), seat, game.legal_actions(state, seat), chooser)
         else:
             start = time.perf_counter()
             view = game.view(state, seat)
@@ -87,7 +111,10 @@ def play(match: Match) -> Outcome:
         score = 1.0 / len(result.winners) if match.focus in result.winners else 0.0
     elif result is not None and len(match.seats) > 2:
         score = 1.0 / len(match.seats)
-    return Outcome(score, tuple(times), ply)
+    chips = 0.0
+    if start_chips:
+        chips = float(state["chips"][match.focus] - start_chips[match.focus])
+    return Outcome(score, tuple(times), ply, chips)
 
 
 def wilson(mean: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -124,22 +151,32 @@ def report(
     rows: Sequence[tuple[str, list[Outcome]]],
     baseline: Sequence[float],
     pool_time: float,
+    *,
+    chips: bool = False,
 ) -> None:
     print(f"\n{title}")
     print(
-        f"{'matchup':<22}{'games':>6}{'score':>8}   {'95% interval':<16}{'hard s/move p50/max':>20}"
+        f"{'matchup':<22}{'games':>6}{'score':>8}   {'95% interval':<16}"
+        f"{'hard s/move p50/p99/max':>24}"
     )
     for (label, outcomes), base in zip(rows, baseline, strict=True):
         n = len(outcomes)
         mean = sum(o.score for o in outcomes) / n
         low, high = wilson(mean, n)
         times = [t for o in outcomes for t in o.hard_times]
-        timing = f"{statistics.median(times):.3f}/{max(times):.3f}" if times else "-"
+        times.sort()
+        p99 = times[min(len(times) - 1, int(0.99 * len(times)))] if times else 0.0
+        timing = f"{statistics.median(times):.3f}/{p99:.3f}/{max(times):.3f}" if times else "-"
         clear = "clearly" if low > base else "not clear"
         print(
-            f"{label:<22}{n:>6}{mean:>8.1%}   [{low:.1%}, {high:.1%}]  {timing:>14}   "
+            f"{label:<22}{n:>6}{mean:>8.1%}   [{low:.1%}, {high:.1%}]  {timing:>20}   "
             f"{clear} (>{base:.0%})"
         )
+        if chips:
+            won = [o.chips for o in outcomes]
+            mid = statistics.fmean(won)
+            half = 1.96 * statistics.stdev(won) / math.sqrt(n) if n > 1 else math.inf
+            print(f"{'':<22}chips per game {mid:+.1f} [{mid - half:+.1f}, {mid + half:+.1f}]")
     print(f"({pool_time:.0f} s)", flush=True)
 
 
@@ -151,27 +188,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--towers-height", type=int, default=5, help="tower height at the towers tables (3-10)"
     )
+    parser.add_argument(
+        "--towers",
+        default="normal-random,hard-random,hard-random-5,hard-normal,hard-tag,hard-tag-4",
+        help=f"towers tables to play, of {', '.join(TOWER_TABLES)}",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", default="castles,king,knights,towers")
     parser.add_argument(
         "--pairs",
         default=",".join(f"{a}-{b}" for a, b in PAIRS),
-        help="two-player matchups to play, as level-level (e.g. hard-normal,normal-random)",
+        help="two-player matchups, as level-level (e.g. hard-normal,normal-random); a rule player"
+        " (benchmarks/rule_players.py: greedy, public, capture) plays only its own game",
     )
     args = parser.parse_args(argv)
     wanted = args.only.split(",")
-    wanted_pairs = set(args.pairs.split(","))
-    unknown = wanted_pairs - {f"{a}-{b}" for a, b in PAIRS}
-    if unknown:
-        parser.error(f"unknown pair {sorted(unknown)[0]!r}")
+    players = {*ai.LEVELS, "random", *RULE_PLAYERS}
+    wanted_pairs = [tuple(p.split("-", 1)) for p in args.pairs.split(",")]
+    for pair in wanted_pairs:
+        if len(pair) != 2 or not set(pair) <= players:
+            parser.error(f"unknown pair {'-'.join(pair)!r}")
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for game in ("castles", "king", "knights"):
             if game not in wanted:
                 continue
             t0 = time.perf_counter()
-            pairs = [pair for pair in PAIRS if f"{pair[0]}-{pair[1]}" in wanted_pairs]
+            pairs = [
+                (a, b)
+                for a, b in wanted_pairs
+                if all(RULE_PLAYERS.get(x, (game,))[0] == game for x in (a, b))
+            ]
             if not pairs:
                 continue
             count = args.knights_games if game == "knights" else args.games
@@ -187,34 +235,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "towers" in wanted:
             t0 = time.perf_counter()
             g, h = args.towers_games, args.towers_height
-            specs = [
-                (
-                    "normal vs random, 2 seats",
-                    table("towers", 2, "normal", "random", g, args.seed, h),
-                    0.5,
-                ),
-                (
-                    "hard vs random, 2 seats",
-                    table("towers", 2, "hard", "random", g, args.seed, h),
-                    0.5,
-                ),
-                (
-                    "hard vs 4 random, 5 seats",
-                    table("towers", 5, "hard", "random", g, args.seed, h),
-                    0.2,
-                ),
-                (
-                    "hard vs normal, 2 seats",
-                    table("towers", 2, "hard", "normal", g, args.seed, h),
-                    0.5,
-                ),
-            ]
+            chosen = args.towers.split(",")
+            unknown_tables = set(chosen) - set(TOWER_TABLES)
+            if unknown_tables:
+                parser.error(f"unknown towers table {sorted(unknown_tables)[0]!r}")
+            specs = []
+            for key in chosen:
+                n, level, other = TOWER_TABLES[key]
+                label = f"{level} vs {other}" + (f" x{n - 1}" if n > 2 else "") + f", {n} seats"
+                specs.append((label, table("towers", n, level, other, g, args.seed, h), 1 / n))
             rows = [(label, list(pool.map(play, batch))) for label, batch, _ in specs]
             report(
                 f"{engine.get_game('towers').title} (towers, tower_height {h})",
                 rows,
                 [base for _, _, base in specs],
                 time.perf_counter() - t0,
+                chips=True,
             )
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
     return 0

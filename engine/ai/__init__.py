@@ -9,7 +9,8 @@ cheat, and two states that look the same to the seat get the same choice from th
   sampled consistently with the view (:mod:`engine.ai.search`, the per-game models).
 - ``knights`` (no chance, nothing hidden): alpha-beta search (:mod:`engine.ai.knights`).
 
-Levels: ``easy`` plays a one-ply heuristic with some random moves, ``normal`` a small search,
+Levels (each game's, in ``docs/computer.md``): ``easy`` plays a one-ply heuristic with some
+random moves (Siege at Kurth's, a very small search), ``normal`` a small search,
 ``hard`` a larger one (in Castles Besieged, a game of dice, hard keeps the heuristic's move
 unless its search finds one clearly better). The default iteration budgets keep ``hard`` under
 a second a move on the project's two-core machine; a caller that wants a time cap passes
@@ -36,12 +37,14 @@ THINKING_SECONDS = 1.0
 EASY_RANDOM = 0.3
 
 # Search iterations per move (search depth in plies for knights), per game and level, so that
-# hard stays under a second a move (see benchmarks/computer_strength.py).
+# hard stays under a second a move (see benchmarks/computer_strength.py). A game with no "easy"
+# budget plays easy by its heuristic (:func:`easy_action`); Siege at Kurth's heuristic alone is
+# no better than random play, so its easy level is a small search.
 BUDGETS: dict[str, dict[str, int]] = {
     "castles": {"normal": 20, "hard": 300},
     "king": {"normal": 40, "hard": 220},
-    "towers": {"normal": 60, "hard": 200},
-    "kurth": {"normal": 50, "hard": 200},
+    "towers": {"normal": 60, "hard": 400},
+    "kurth": {"easy": 8, "normal": 50, "hard": 350},
     "knights": {"normal": 2, "hard": 4},  # search depth in plies
 }
 
@@ -90,7 +93,7 @@ def choose(
     forced = model.shortcut(rng)
     if forced is not None:
         return forced
-    if level == "easy" and budget is None:
+    if level == "easy" and budget is None and "easy" not in BUDGETS[game_key]:
         return easy_action(model, seat, rng)
     iterations = budget if budget is not None else BUDGETS[game_key][level]
     anchor = None

@@ -5,6 +5,12 @@ counts, its own hand and castle order. Unseen are the other hand, the pile's ord
 other King hides among that seat's face-down castle cards. A determinization deals the cards not
 in sight into the other hand (never the Assassin, which is resolved when drawn) and the pile,
 and puts the other King under one of its face-down columns at random.
+
+Hiding its own King: a seat that always builds up its King's column tells the other player where
+the King is. So the computer values its own castle as the other player can judge it: the King's
+column counts :data:`KING_WEIGHT` of its safety and the face-down columns together the rest, and
+its playouts shore up the weakest face-down column rather than the King's. Its Defenders spread
+over the columns that could hide the King, and the tallest column is a poor guess.
 """
 
 from __future__ import annotations
@@ -29,6 +35,12 @@ from engine.king import (
     deck,
 )
 from engine.rules import Action, Game, State
+
+#: The share of the King's own column in a seat's safety while it is face down; the face-down
+#: columns (the King's among them) share the rest equally.
+KING_WEIGHT = 0.0
+#: How often a sample moves the searching seat's own King to a random face-down column.
+MIXING = 0.75
 
 
 class KingModel(EngineRules):
@@ -66,8 +78,10 @@ class KingModel(EngineRules):
         if seat == self.seat:
             target = state["castles"][1 - seat].index(KING)
         else:
-            # The other seat does not know where this seat's King is: it guesses as we do.
-            target = _guess_king(_public_columns(state, 1 - seat), rng)
+            # The other seat does not know where this seat's King is: it guesses as we do, or
+            # (half the time) goes for the face-down column nearest to falling.
+            public = _public_columns(state, 1 - seat)
+            target = _guess_king(public, rng) if rng.random() < 0.5 else _weakest(state, 1 - seat)
         return greedy_action(state, seat, legal, target, rng)
 
     def evaluate(self, state: State) -> Sequence[float]:
@@ -124,7 +138,7 @@ def determinize(view: Mapping[str, Any], seat: int, specials: bool, rng: random.
     other_order = [THRONE, THRONE, THRONE]
     other_order[_guess_king(columns[other], rng)] = KING
     castles: list[list[str] | None] = [None, None]
-    castles[seat] = list(view["castle"])
+    castles[seat] = _own_castle(view["castle"], columns[seat], rng)
     castles[other] = other_order
     closed = sum(not c["open"] for row in columns for c in row)
     return {
@@ -153,6 +167,31 @@ def determinize(view: Mapping[str, Any], seat: int, specials: bool, rng: random.
         "stack": None,
         "result": view["result"],
     }
+
+
+def _weakest(state: State, owner: int) -> int:
+    """``owner``'s face-down open column with the lowest value (the first of equals)."""
+    columns = state["columns"][owner]
+    hidden = [
+        i for i in range(3) if not state["revealed"][owner][i] and state["open"][owner][i]
+    ] or [0]
+    best: int = min(hidden, key=lambda i: column_value(columns[i]))
+    return best
+
+
+def _own_castle(
+    castle: Sequence[str], columns: Sequence[Mapping[str, Any]], rng: random.Random
+) -> list[str]:
+    """The searching seat's own castle in a sample: as it is, except that with probability
+    :data:`MIXING` while the King is face down, the King is moved to a face-down column drawn
+    at random (as the other player must imagine it). Play then depends little on where the King
+    really is, so the columns it builds up do not point to it."""
+    order = list(castle)
+    hidden = [i for i in range(3) if columns[i]["castle"] is None and columns[i]["open"]]
+    king = order.index(KING)
+    if king in hidden and len(hidden) > 1 and rng.random() < MIXING:
+        order[king], order[hidden[rng.randrange(len(hidden))]] = THRONE, KING
+    return order
 
 
 def _guess_king(columns: Sequence[Mapping[str, Any]], rng: random.Random) -> int:
@@ -216,11 +255,12 @@ def evaluate(state: State, me: int) -> list[float]:
     other = 1 - me
     opens = sum(state["open"][me]) - sum(state["open"][other])
     theirs = _safety(state, other, state["castles"][other].index(KING))
-    mine = _safety(state, me, state["castles"][me].index(KING))
-    hidden = [i for i in range(3) if not state["revealed"][me][i]] or [
-        state["castles"][me].index(KING)
-    ]
+    king = state["castles"][me].index(KING)
+    hidden = [i for i in range(3) if not state["revealed"][me][i]] or [king]
     guessed = sum(_safety(state, me, i) for i in hidden) / len(hidden)
+    mine = _safety(state, me, king)
+    if king in hidden:
+        mine = KING_WEIGHT * mine + (1 - KING_WEIGHT) * guessed
     p_me = squash(theirs - mine + 0.25 * opens)
     p_other = 1.0 - squash(theirs - guessed + 0.25 * opens)
     rewards = [0.0, 0.0]
@@ -228,14 +268,24 @@ def evaluate(state: State, me: int) -> list[float]:
     return rewards
 
 
+def _guarded(state: State, seat: int) -> int:
+    """The column a seat shores up: its King's once revealed, else its weakest face-down one."""
+    king = state["castles"][seat].index(KING)
+    if state["revealed"][seat][king]:
+        return int(king)
+    hidden = [i for i in range(3) if not state["revealed"][seat][i] and state["open"][seat][i]]
+    best: int = min(hidden or [king], key=lambda i: column_value(state["columns"][seat][i]))
+    return best
+
+
 def greedy_action(
     state: State, seat: int, legal: list[Action], target: int, rng: random.Random
 ) -> Action:
     """A quick one-ply guess for playouts, over a sample of the legal actions: strike the other
-    King's column hard, shore up one's own King when it runs low, remove enemy Attackers with a
-    Judge; otherwise anything."""
+    King's column hard, shore up one's weakest face-down column (the King's once it shows)
+    when it runs low, remove enemy Attackers there with a Judge; otherwise anything."""
     other = 1 - seat
-    king_mine = state["castles"][seat].index(KING)
+    king_mine = _guarded(state, seat)
     king_theirs = target
     mine_low = column_value(state["columns"][seat][king_mine]) < 8
     sample = legal if len(legal) <= 10 else rng.sample(legal, 10)

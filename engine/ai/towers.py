@@ -8,6 +8,13 @@ when any is unseen), and rebuilds the bookkeeping the view does not carry (who h
 the last raise, who is still to be offered the flip or asked to discard) from the rules' order
 of play.
 
+Opponent modelling from public actions: a seat that has put chips in beyond its ante (it bet,
+called or raised) is dealt, in the determinization, a hand that makes at least a pair with the
+face-up tower cards, and the seat whose bet or raise this seat faces at least two pair (each
+re-dealt up to :data:`READS` times), since players rarely pay to see a show with nothing. The
+playouts play every seat by the strength of its own (sampled) cards: raise with two pair or
+better, call with a pair, mostly fold less to a bet.
+
 A search reaches to the end of the hand under way: its reward is the chips each seat holds then,
 against what it holds now. ``leave`` is never chosen.
 """
@@ -20,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.ai.search import EngineRules
-from engine.poker_hands import JOKERS
+from engine.poker_hands import CATEGORY_SHIFT, JOKERS, PAIR, TWO_PAIR, best_value
 from engine.rules import Action, Game, State, resolve_options
 from engine.towers import (
     DECK108,
@@ -31,6 +38,9 @@ from engine.towers import (
     UP_TO_4,
     clockwise,
 )
+
+#: How many times a determinization re-deals a hand that does not fit its seat's betting.
+READS = 12
 
 
 class TowersModel(EngineRules):
@@ -53,7 +63,7 @@ class TowersModel(EngineRules):
         return determinize(self.view, self.seat, self.options, rng)
 
     def rollout_action(self, state: State, seat: int, rng: random.Random) -> Action:
-        return playout_action(GAME.legal_actions(state, seat), rng)
+        return strength_action(state, seat, GAME.legal_actions(state, seat), rng)
 
     def evaluate(self, state: State) -> Sequence[float]:
         return [
@@ -67,6 +77,37 @@ class TowersModel(EngineRules):
     def root_actions(self, legal: list[Action]) -> list[Action]:
         kept = [a for a in legal if a["type"] != "leave"]
         return kept or legal
+
+
+def strength(hand: Sequence[str], face_up: Sequence[str], jackpot: bool) -> int:
+    """The category (0 high card ... 9 five of a kind) of the best hand ``hand`` makes so far
+    with the face-up tower cards (the show's rule: one of them, three at a jackpot)."""
+    if not hand:
+        return 0
+    value, _ = best_value(hand, face_up, 3 if jackpot else 1)
+    return value >> CATEGORY_SHIFT
+
+
+def strength_action(state: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
+    """The playout policy: bet by the strength of the seat's cards, with some noise (two pair
+    or better bets and raises, a pair checks and calls, less checks and mostly folds to a bet);
+    other decisions as :func:`playout_action`."""
+    kinds = {a["type"] for a in legal}
+    if not kinds & {"check", "call"}:
+        return playout_action(legal, rng)
+    cat = strength(state["hands"][seat], state["face_up"], state["jackpot"])
+    r = rng.random()
+    if cat >= TWO_PAIR:
+        for kind in ("raise", "bet", "call", "check"):
+            if kind in kinds and (r < 0.85 or kind in ("call", "check")):
+                return {"type": kind}
+    if cat >= PAIR:
+        if r < 0.15 and "bet" in kinds:
+            return {"type": "bet"}
+        return {"type": "check"} if "check" in kinds else {"type": "call"}
+    if "check" in kinds:
+        return {"type": "bet"} if r < 0.08 and "bet" in kinds else {"type": "check"}
+    return {"type": "call"} if r < 0.2 or "fold" not in kinds else {"type": "fold"}
 
 
 def playout_action(legal: list[Action], rng: random.Random) -> Action:
@@ -90,6 +131,27 @@ def playout_action(legal: list[Action], rng: random.Random) -> Action:
         return keep[0] if keep and r < 0.6 else discards[rng.randrange(len(discards))]
     playable = [a for a in legal if a["type"] != "leave"] or legal
     return playable[rng.randrange(len(playable))]
+
+
+def _read_hand(
+    hands: list[list[str]],
+    x: int,
+    pool: list[str],
+    face_up: Sequence[str],
+    jackpot: bool,
+    rng: random.Random,
+    least: int,
+) -> None:
+    """Re-deal seat ``x``'s sampled hand from ``pool`` (in place) until it makes ``least`` (a
+    pair, or two pair) or better, at most :data:`READS` times; a revealed joker stays."""
+    for _ in range(READS):
+        if strength(hands[x], face_up, jackpot) >= least:
+            return
+        fresh = [c for c in hands[x] if c not in JOKERS]
+        kept = [c for c in hands[x] if c in JOKERS]
+        pool.extend(fresh)
+        rng.shuffle(pool)
+        hands[x] = kept + [pool.pop() for _ in fresh]
 
 
 def _tower_used(lengths: list[int], flips: int, can_flip: bool, jackpot: bool) -> list[bool]:
@@ -180,6 +242,14 @@ def determinize(
     for x in range(n):
         while len(hands[x]) < sizes[x] and x != seat:
             hands[x].append(pool.pop())
+    ante = options["ante"]
+    bets = summary["round_bets"]
+    for x in range(n):
+        if x == seat or not in_hand[x] or not hands[x] or summary["in_pot"][x] <= ante:
+            continue
+        # The seat that bet or raised into us this round is read as stronger than a caller.
+        aggressor = bets[x] == max(bets) > bets[seat]
+        _read_hand(hands, x, pool, face_up, jackpot, rng, TWO_PAIR if aggressor else PAIR)
     towers = []
     for length in tower_lengths:
         towers.append(pool[:length])
