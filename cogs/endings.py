@@ -86,6 +86,9 @@ class Endings:
                 raise TableError("You are not playing at this table.")
             if table.status != "running":
                 raise TableError("This game is not running.")
+            seat = table.seat_of(interaction.user.id)
+            if seat is not None and not table.engine.is_playing(table.running_state(), seat):
+                raise TableError("You are out of this game already: there is nothing to resign.")
             view = discord.ui.View(timeout=None)
             view.add_item(TableButton(tid, "resignok"))
             await interaction.response.send_message(

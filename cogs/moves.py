@@ -174,7 +174,8 @@ class Moves:
             # Posted again if it was deleted; False: its channel is gone.
             if not current and not await self.tables.refresh_table(table):
                 return
-            await self.panels.refresh_panels(table, notify=notify)
+            actor = None if redraw.via is None else redraw.via.user.id
+            await self.panels.refresh_panels(table, notify=notify, actor=actor)
             if notify is not None or table.status != "running":
                 await self.notices.turn_ping(table, notify, redraw.via)
             await self.endings.announce_end(table)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections import Counter, OrderedDict
+from datetime import datetime, timedelta
 from typing import Any
 
 import discord
@@ -37,6 +38,8 @@ log = logging.getLogger("siege.hall")
 SINCE_SCAN = 40
 HANDS_KEPT = 4096  # (table, ply) hands before a seat's action, for the new-card marks
 SINCE_LINES = 4
+#: How often a player whose DMs were closed is tried again, as they act.
+DM_RETRY_EVERY = timedelta(days=1)
 
 
 class Panels:
@@ -57,6 +60,9 @@ class Panels:
         self.pictures = pictures
         self.locks = locks
         self.guard = guard
+        #: When each player with closed DMs was last tried again (at most once a day, as they
+        #: act; kept in memory, so a restart may try once more).
+        self._dm_retried: dict[int, datetime] = {}
         #: A seat's hand just before its own last action, by (table, ply): what the panel's
         #: new-card marks compare with. Filled when the seat acts; a miss replays the log.
         self._hands_before: OrderedDict[tuple[int, int], list[Any]] = OrderedDict()
@@ -172,7 +178,8 @@ class Panels:
             if to_act == seat:
                 legal = game.legal_actions(state, seat)
                 controls = renderer.panel_controls(view, legal, stage)
-            extra.append(TableButton(table.id, "resign"))
+            if game.is_playing(state, seat):  # a seat out of the game has nothing to resign
+                extra.append(TableButton(table.id, "resign"))
         url = jump_url(table)
         if for_dm and url:
             extra.append(discord.ui.Button(label="Open the table", url=url))
@@ -201,6 +208,7 @@ class Panels:
         table: TableRecord,
         *,
         notify: int | None = None,
+        actor: int | None = None,
     ) -> None:
         """Send or edit each seated player's DM panel (those who have DMs on). The player
         ``notify`` (whose turn it has just become) gets the panel as a fresh message, the old
@@ -211,7 +219,11 @@ class Panels:
         clicks, a computer's move) would both find no stored panel, or the same old one, and
         leave a player two panels. A flow that finds a later move already made leaves the
         panels to that move's flow, whose ``notify`` is the one that counts: drawing them here
-        would show a player their turn in a panel that flow is about to replace."""
+        would show a player their turn in a panel that flow is about to replace.
+
+        ``actor`` (who clicked) may have closed their DMs before: at most once a day, as they
+        act, their panel is tried by DM again, and if it gets through their DMs are on again
+        without a word (a failed try says nothing either)."""
         async with self.locks.panels(table.id):
             newest, targets = await self.store.delivery_targets(table)
             if newest is None or newest.ply > table.ply:
@@ -220,7 +232,18 @@ class Panels:
             for user_id, target in targets.items():
                 if target.mode == "on":
                     await self._send_panel(table, user_id, target.panel, fresh=user_id == notify)
+                elif target.mode == "closed" and user_id == actor and self._may_retry(user_id):
+                    await self._send_panel(table, user_id, target.panel, fresh=True, retry=True)
             self.locks.release(table)
+
+    def _may_retry(self, user_id: int) -> bool:
+        """Whether a player whose DMs were closed may be tried again now (once a day)."""
+        now = self.store.now()
+        last = self._dm_retried.get(user_id)
+        if last is not None and now - last < DM_RETRY_EVERY:
+            return False
+        self._dm_retried[user_id] = now
+        return True
 
     async def _send_panel(
         self,
@@ -229,6 +252,7 @@ class Panels:
         stored: tuple[int, int] | None,
         *,
         fresh: bool = False,
+        retry: bool = False,
     ) -> None:
         parts = await self.panel_parts(table, user_id, for_dm=True)
         try:
@@ -255,6 +279,9 @@ class Panels:
                 sent = channel.id, message.id
             self.delivery.shown(sent[1], parts.fingerprint())
             await self.store.set_dm_panel(table.id, user_id, *sent)
+            if retry:  # their DMs are open again: panels go there from now on
+                await self.store.set_dm_mode(user_id, "on")
+                log.info("table %s: a player's DMs are open again", table.id)
             if old is not None:
                 # One panel per table: the new one replaces it (already gone is fine).
                 with contextlib.suppress(discord.NotFound):
@@ -262,6 +289,8 @@ class Panels:
         except discord.Forbidden as exc:
             if exc.code != DM_CLOSED_CODE:
                 log.warning("table %s: DM to a player refused (code %s)", table.id, exc.code)
+                return
+            if retry:  # still closed: nothing to say, they were told once already
                 return
             await self.store.set_dm_mode(user_id, "closed")
             await self._say_dms_closed(table, user_id)

@@ -112,7 +112,10 @@ class TableView:
             summary = renderer.end_summary(view, names, result, turn)
             embed.insert_field_at(0, name="Result", value=summary, inline=False)
             buttons = discord.ui.View(timeout=None)
-            buttons.add_item(TableButton(table.id, "rematch"))
+            # Against computers only, a rematch starts at once: one click plays again.
+            people = [uid for uid in table.seats if not computers.is_computer(uid)]
+            again = "Play again" if len(people) == 1 and len(table.seats) > 1 else None
+            buttons.add_item(TableButton(table.id, "rematch", label=again))
             return Parts(content=line, embed=embed, view=buttons, image=image, alt=alt)
         to_act = game.to_act(state)
         assert to_act is not None
@@ -124,8 +127,13 @@ class TableView:
         ]
         if game.about.hint:
             items.insert(1, TableButton(table.id, "hint"))
+        whose = (  # a computer has nobody to tell: it is thinking
+            f"{names[to_act]} is thinking"
+            if computers.is_computer(table.seats[to_act])
+            else f"{names[to_act]}, it's your turn"
+        )
         return Parts(
-            content=f"{names[to_act]}, it's your turn"
+            content=whose
             + (
                 f" (due <t:{int(datetime.fromisoformat(table.deadline).timestamp())}:R>)."
                 if table.deadline

@@ -165,6 +165,11 @@ class Game(Protocol):
 
     def rematch_options(self, options: Mapping[str, JSON], result: Result) -> dict[str, JSON]: ...
 
+    def is_playing(self, state: State, seat: int) -> bool:
+        """Whether ``seat`` still takes part (a tower poker seat out of chips, or one that has
+        left, does not: it has nothing left to resign)."""
+        ...
+
 
 class StoredTurn:
     """Shared plumbing for games whose state keeps ``to_act`` and ``result`` keys (all of
@@ -181,6 +186,10 @@ class StoredTurn:
     def safe_action(self, state: State, seat: int) -> Action | None:
         """None: a game has no safe automatic move until it names one (see :class:`Game`)."""
         return None
+
+    def is_playing(self, state: State, seat: int) -> bool:
+        """Every seat plays to the end unless the game says otherwise (see :class:`Game`)."""
+        return True
 
 
 def rng_for(seed: int, ply: int | str) -> random.Random:

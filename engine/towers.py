@@ -380,6 +380,10 @@ class Towers(StoredTurn):
             _bet(new, seat, kind, rng, events)
         return new, events
 
+    def is_playing(self, state: State, seat: int) -> bool:
+        """6.8 and leaving: a seat out of chips, or one that has left, takes no more part."""
+        return not (state["out"][seat] or state["left"][seat])
+
     def resign(self, state: State, seat: int) -> tuple[State, list[Event]]:
         """A player who resigns from the table leaves the game (spec 5.6), on their turn or not:
         the chips not in the pot are kept, the others play on. A seat already out of the game

@@ -21,7 +21,7 @@ from typing import Literal
 
 from engine import get_game
 from engine.rules import JSON, resolve_options
-from storage import clock, records, tables
+from storage import clock, computers, records, tables
 from storage.base import StoreBase
 from storage.database import Connection
 from storage.shards import Shards
@@ -288,9 +288,15 @@ def _insert(
     assert cur.lastrowid is not None
     conn.executemany(
         "INSERT INTO offer_seats (offer_id, seat, user_id, answer) VALUES (?, ?, ?, ?)",
-        [(cur.lastrowid, n, uid, "yes" if uid == host_id else None) for n, uid in enumerate(seats)],
+        [(cur.lastrowid, n, uid, _first_answer(uid, host_id)) for n, uid in enumerate(seats)],
     )
     return _require(conn, cur.lastrowid)
+
+
+def _first_answer(user_id: int, host_id: int) -> str | None:
+    """The asker has said yes, and so has every computer seat (a computer always plays again);
+    the other players are asked."""
+    return "yes" if user_id == host_id or computers.is_computer(user_id) else None
 
 
 def _start_if_agreed(

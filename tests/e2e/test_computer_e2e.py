@@ -155,3 +155,48 @@ async def test_a_computer_is_named_in_history_and_replay(world: World) -> None:
     replay = (await w.alice.click(history, f"Replay #{table.id}")).response_message
     assert replay is not None and "<@-" not in replay.text()
     assert "🤖 Computer 1 (easy)'s side" in replay.text()
+
+
+async def test_a_computers_turn_reads_as_thinking_not_as_a_call(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nobody is told "it's your turn" when a computer is to act (issue 25, item 9)."""
+    w = world
+    hall = w.running.hall
+    assert hall.computers is not None
+    monkeypatch.setattr(hall.computers, "poke", lambda table: None)  # it does not move yet
+    lobby = await open_lobby(w, "siege-1966", side="host_first")  # the computer defends: first
+    await w.alice.click(w.fake.latest(lobby), "Add computer: easy")
+    await w.alice.click(w.fake.latest(lobby), "Start")
+    await w.fake.settle()
+    table = await w.table()
+    assert computers.is_computer(to_act(table))
+    shown = w.table_message(table).content or ""
+    assert shown == "🤖 Computer 1 (easy) is thinking.", shown
+    assert "your turn" not in shown
+
+
+async def test_play_again_against_a_computer_starts_at_once(world: World) -> None:
+    """A computer accepts a rematch at once, so a finished game against computers offers
+    **Play again**, one click to the next game at the same level (issue 25, item 3)."""
+    w = world
+    lobby = await open_lobby(w, "siege-1966", side="host_first")
+    await w.alice.click(w.fake.latest(lobby), "Add computer: hard")
+    await w.alice.click(w.fake.latest(lobby), "Start")
+    await w.fake.settle()
+    first = await w.table()
+    handle = await w.alice.click(w.table_message(first), "Resign")
+    assert handle.response_message is not None
+    await w.alice.click(handle.response_message, "Yes, resign")
+    await w.fake.settle()
+    ended = w.table_message(await w.table_by_id(first.id))
+    assert [b.label for b in ended.buttons()] == ["Play again"]
+    await w.alice.click(ended, "Play again")
+    await w.fake.settle()
+    again = await w.table()
+    assert again.id != first.id and again.status == "running"
+    assert again.seats == first.seats  # the same computer, at the same level
+    assert computers.level_of(again.seats[1]) == "hard"
+    assert not any(
+        "Accept" in b.label for m in w.fake.channel_messages(w.channel) for b in m.buttons()
+    )

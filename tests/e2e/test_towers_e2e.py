@@ -346,6 +346,14 @@ async def test_leave_mid_hand_closed_dms_and_a_restart_mid_round(
     assert f"<@{user.id}> — **{state['chips'][leaver]}** chips" in players
     line = next(x for x in players.split("\n") if f"<@{user.id}>" in x)
     assert line.endswith("· **left**")
+    # A seat that has left has nothing more to resign (issue 25, item 6).
+    again = await user.click(w.table_message(table), "Resign")
+    assert again.ephemeral and again.response_message is not None
+    assert again.response_message.content == (
+        "You are out of this game already: there is nothing to resign."
+    )
+    if not user.dms_closed:
+        assert all(b.label != "Resign" for b in dm_panel(w, user, table).buttons())
     await check_everything(w, table, users, [])
     # The others play on, Carol from her ephemeral panel.
     for _ in range(8):
