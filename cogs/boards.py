@@ -23,7 +23,7 @@ from cogs.sheets import as_embed
 from engine import get_game
 from engine.verify import verify
 from presentation import get_renderer, playable_games
-from presentation.base import OVER_COLOUR, fit_alt
+from presentation.base import OVER_COLOUR, count, fit_alt
 from presentation.charts import rating_alt, rating_chart
 from storage import Standing, Store, TableError, TableRecord, computers
 from storage.export import export_script
@@ -50,15 +50,6 @@ def season_name(season: str) -> str:
         return "all time"
     month = datetime.strptime(season, "%Y-%m").replace(tzinfo=UTC)
     return f"the {month:%B %Y} season"
-
-
-def count(number: int, noun: str) -> str:
-    """A number of things, in the singular for one.
-
-    >>> count(1, "game"), count(0, "game"), count(5, "game")
-    ('1 game', '0 games', '5 games')
-    """
-    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def signed(value: float) -> str:

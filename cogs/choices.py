@@ -64,10 +64,6 @@ def two_player(game: Game) -> bool:
     return game.min_seats == game.max_seats == 2
 
 
-def with_daily(game: Game) -> bool:
-    return game.about.daily is not None
-
-
 class GameKey(app_commands.Transformer):
     """A game of the registry, suggested by title as the player types; the command gets its
     key. ``offered`` narrows the list (two-player games for a challenge)."""

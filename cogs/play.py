@@ -22,7 +22,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.choices import (
-    CLOCK_CHOICES,
     MISSES_HELP,
     TIME_HELP,
     command_failed,
@@ -249,4 +248,4 @@ async def setup(bot: SiegeBot) -> None:
     await bot.add_cog(Play(bot))
 
 
-__all__ = ["CLOCK_CHOICES", "OpenTable", "Play", "game_command", "play_group"]
+__all__ = ["OpenTable", "Play", "game_command", "play_group"]

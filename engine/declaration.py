@@ -56,10 +56,6 @@ class About:
         if len(self.blurb) > 80:
             raise ValueError(f"A blurb is one short line (80 characters), not {self.blurb!r}.")
 
-    @property
-    def has_computers(self) -> bool:
-        return bool(self.computer_levels)
-
 
 def is_command_name(name: str) -> bool:
     """Whether ``name`` can be a Discord slash (sub)command: 1–32 lowercase letters, digits or

@@ -213,6 +213,15 @@ def fit_alt(text: str) -> str:
     return text if len(text) <= ALT_MAX else text[: ALT_MAX - 1] + "…"
 
 
+def count(number: int, noun: str) -> str:
+    """A number of things, in the singular for one.
+
+    >>> count(1, "game"), count(0, "game"), count(5, "rated game")
+    ('1 game', '0 games', '5 rated games')
+    """
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
 def since_block(since: Sequence[str]) -> str:
     """The panel's opening: what happened since the seat's last turn, as a quoted block."""
     return "\n".join(f"> {line}" for line in since)

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from PIL import Image, ImageDraw
 
+from presentation.base import count
 from presentation.knights_board import load_font
 
 WIDTH, HEIGHT = 480, 200
@@ -31,22 +32,13 @@ def day_label(ended_at: str) -> str:
     return f"{when.day} {when.strftime('%b')}"
 
 
-def games_text(count: int) -> str:
-    """How many rated games, in the singular for one.
-
-    >>> games_text(1), games_text(3)
-    ('1 rated game', '3 rated games')
-    """
-    return f"{count} rated game" + ("" if count == 1 else "s")
-
-
 def rating_chart(title: str, points: Sequence[tuple[str, float]]) -> bytes:
     """A PNG line chart of a rating after each game (``(ended_at, rating)``, oldest first),
     with the dates of the first, middle and last game under it."""
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
     font = load_font(13)
-    heading = f"{title} · {games_text(len(points))}"
+    heading = f"{title} · {count(len(points), 'rated game')}"
     bold = load_font(14, bold=True)
     while draw.textlength(heading, font=bold) > WIDTH - MARGIN_LEFT - MARGIN_RIGHT:
         heading = heading[:-2] + "…"  # a long title is cut, never drawn past the edge
@@ -94,11 +86,15 @@ def rating_alt(title: str, points: Sequence[tuple[str, float]]) -> str:
     values = [rating for _, rating in points]
     first, last = day_label(points[0][0]), day_label(points[-1][0])
     when = first if first == last else f"{first} to {last}"
-    each = "after 1 rated game" if len(points) == 1 else f"after each of {games_text(len(points))}"
+    each = (
+        "after 1 rated game"
+        if len(points) == 1
+        else f"after each of {count(len(points), 'rated game')}"
+    )
     return (
         f"{title}: rating {each}, {when}: from {values[0]:.0f} to {values[-1]:.0f} "
         f"(lowest {min(values):.0f}, highest {max(values):.0f})."
     )
 
 
-__all__ = ["games_text", "rating_alt", "rating_chart"]
+__all__ = ["rating_alt", "rating_chart"]
