@@ -28,6 +28,7 @@ from presentation.base import (
     since_block,
 )
 from presentation.castles_table import SIDE_NAMES, alt_text, render_table
+from presentation.endings import resigned_line
 
 ATTACK_BUTTONS_MAX = 5
 NEW_MARK = "🆕"
@@ -283,7 +284,7 @@ class CastlesRenderer:
         if kind == "passed":
             return f"{who} had nothing left to do and passed."
         if kind == "resigned":
-            return f"{who} resigned."
+            return resigned_line(who, event)
         if kind == "game_ended":
             return None
         return None

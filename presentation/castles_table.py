@@ -23,6 +23,7 @@ from engine.castles import HITS_TO_LOSE
 from engine.rules import Event
 from presentation import png
 from presentation.base import fit_alt
+from presentation.endings import resigned_line
 from presentation.knights_board import draw_text, load_font, text_length
 from presentation.towers_table import (
     CARD_BLENDS,
@@ -103,7 +104,7 @@ def last_move_text(events: Sequence[Event]) -> str | None:
         if kind == "passed":
             return f"{who} passed."
         if kind == "resigned":
-            return f"{who} resigned."
+            return resigned_line(who, event)
     return None
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from engine.king import ARTISAN, ASSASSIN, COLUMN_NAMES, JUDGE, KING, SORC, card_name, card_value
 from engine.rules import Event, Result
 from presentation.base import View
+from presentation.endings import resigned_line
 
 FACE_DOWN = "🂠"
 KING_MARK = "👑"
@@ -164,7 +165,7 @@ def event_line(event: Event, names: list[str]) -> str | None:
             f"(open columns {event['open_columns'][0]}–{event['open_columns'][1]})."
         )
     if kind == "resigned":
-        return f"{who} resigned."
+        return resigned_line(who, event)
     return None  # card_drawn, turn_ended, game_ended: the board and result say it
 
 

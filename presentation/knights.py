@@ -41,6 +41,7 @@ from presentation.base import (
     ply_turn,
     since_block,
 )
+from presentation.endings import resigned_line
 from presentation.knights_board import last_move_text, render_board_png, text_board
 
 SIDE_LABELS = GAME.about.sides
@@ -282,7 +283,7 @@ class KnightsRenderer:
         if kind == "passed":
             return f"{who} had no legal move and passed."
         if kind == "resigned":
-            return f"{who} resigned."
+            return resigned_line(who, event)
         return None  # game_ended: the result line says it
 
     def result_line(self, result: Result, names: list[str]) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.kurth import LOCATION_NAMES, SPECIALS, SPELLS, TURNS
 from engine.rules import Event, Result
+from presentation.endings import resigned_line
 
 
 def _place(key: str) -> str:
@@ -90,7 +91,7 @@ def event_line(event: Event, names: list[str]) -> str | None:
     if kind == "pile_reshuffled":
         return f"🔀 Round {event['round']}: the {event['pile']} action cards are reshuffled."
     if kind == "resigned":
-        return f"🏳️ {names[event['seat']]} resigned."
+        return "🏳️ " + resigned_line(names[event["seat"]], event)
     return None  # turn_ended, game_ended: the table and the result say it
 
 

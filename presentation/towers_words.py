@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from engine.poker_hands import describe, hand_value
 from engine.rules import Event, Result
+from presentation.endings import resigned_line
 from presentation.towers_table import SUIT_SYMBOLS
 
 RANK_WORDS = {
@@ -137,6 +138,8 @@ def event_line(event: Event, names: list[str]) -> str | None:
         n = event["count"]
         return f"{who} {'swapped' if event['redrawn'] else 'threw away'} {n} card{'s' * (n != 1)}."
     if kind == "left":
+        if event.get("why") in ("time", "claim"):
+            return resigned_line(who, event).rstrip(".") + f", leaving with {event['chips']} chips."
         return f"{who} left the game with {event['chips']} chips."
     if kind == "pot_won":
         return f"{who} won the pot of {event['amount']} without a show."

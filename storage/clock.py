@@ -51,6 +51,11 @@ def stamp(moment: datetime) -> str:
     return moment.isoformat(timespec="milliseconds")
 
 
+#: How long the seat to act in a game without a clock may stay away before the others may claim
+#: the game (issue 25): the sweeper tells them then (the table's ``remind_at``).
+CLAIM_AFTER = timedelta(days=3)
+
+
 def deadlines(control: str, now: datetime) -> tuple[str | None, str | None]:
     """The deadline and reminder time of a move that starts ``now`` (both ``None``: no clock)."""
     step = per_move(control)
@@ -63,4 +68,13 @@ def choices() -> list[str]:
     return [NONE, *(f"live:{m}" for m in LIVE_MINUTES), *(f"daily:{d}" for d in DAILY_DAYS)]
 
 
-__all__ = ["LOBBY_WAIT", "NONE", "choices", "deadlines", "describe", "per_move", "stamp"]
+__all__ = [
+    "CLAIM_AFTER",
+    "LOBBY_WAIT",
+    "NONE",
+    "choices",
+    "deadlines",
+    "describe",
+    "per_move",
+    "stamp",
+]

@@ -13,11 +13,11 @@ from storage.base import StoreBase
 from storage.database import Connection
 from storage.playing import apply_action
 from storage.records import (
-    RESIGN,
     CorruptTable,
     TableRecord,
     Timeout,
     require,
+    resignation,
 )
 from storage.shards import Shards
 from storage.shards import condition as shard_condition
@@ -116,7 +116,7 @@ class Deadlines(StoreBase):
             safe = game.safe_action(state, seat) if misses < table.forfeit_after else None
             rung = "auto_move" if safe is not None else "forfeit"
             after, events = apply_action(
-                conn, table.id, user, safe or RESIGN, table.ply, moment, automatic=True
+                conn, table.id, user, safe or resignation("time"), table.ply, moment, automatic=True
             )
             return Timeout(after, events, rung, seat, user, int(misses), table.deadline)
 

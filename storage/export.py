@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import chance
 from storage.fairness import commitment_of
-from storage.records import RESIGN
+from storage.records import is_resignation, why_resigned
 
 if TYPE_CHECKING:
     from storage.reading import Reading
@@ -29,10 +29,12 @@ async def export_script(store: Reading, table: TableRecord) -> dict[str, Any]:
     if seal is not None:
         fair.update(salt=table.salt, commitment=seal)
     actions: list[dict[str, Any]] = []
-    resignations: list[dict[str, int]] = []
+    resignations: list[dict[str, Any]] = []
     for record in log:
-        if record.action == RESIGN:
-            resignations.append({"after": len(actions), "seat": record.seat})
+        if is_resignation(record.action):
+            quit_ = {"after": len(actions), "seat": record.seat}
+            why = why_resigned(record.action)
+            resignations.append(quit_ if why == "resigned" else {**quit_, "why": why})
         else:
             actions.append({"seat": record.seat, "action": record.action, "events": record.events})
     return {

@@ -17,11 +17,14 @@ from storage.base import StoreBase
 from storage.database import Connection
 from storage.records import (
     RESIGN,
+    Ending,
     StaleAction,
     Status,
     TableError,
     TableRecord,
+    is_resignation,
     require,
+    why_resigned,
 )
 from storage.tables import move_deadlines, perform
 
@@ -120,7 +123,7 @@ def _plan(table: TableRecord, user_id: int, action: Action, expected_ply: int | 
         raise StaleAction("That button is out of date: the game has moved on.")
     game = table.engine
     state = table.running_state()
-    if action != RESIGN:
+    if not is_resignation(action):
         # A seat held twice (a solo table) acts as whichever of its seats is to act.
         to_act = game.to_act(state)
         if to_act is not None and to_act != seat and table.seats[to_act] == user_id:
@@ -150,6 +153,7 @@ def _write_plan(
     game = table.engine
     now = clock.stamp(moment)
     status: Status = "running" if result is None else "over"
+    ending, ended_by = ending_of(action, user_id) if result is not None else (None, None)
     deadline, remind_at = (None, None)
     next_seat = game.to_act(new_state)
     if result is None and next_seat is not None:
@@ -158,8 +162,8 @@ def _write_plan(
         )
     cur = conn.execute(
         "UPDATE tables SET state = ?, ply = ply + 1, version = version + 1,"
-        " status = ?, result = ?, updated_at = ?, deadline = ?, remind_at = ?"
-        " WHERE id = ? AND ply = ? AND version = ?",
+        " status = ?, result = ?, updated_at = ?, deadline = ?, remind_at = ?, ending = ?,"
+        " ended_by = ? WHERE id = ? AND ply = ? AND version = ?",
         (
             dumps(new_state),
             status,
@@ -167,6 +171,8 @@ def _write_plan(
             now,
             deadline,
             remind_at,
+            ending,
+            ended_by,
             table.id,
             table.ply,
             table.version,
@@ -195,6 +201,7 @@ def _write_plan(
             result=result,
             plies=table.ply + 1,
             ended_at=now,
+            ending=ending,
         )
     after = replace(
         table,
@@ -206,6 +213,8 @@ def _write_plan(
         updated_at=now,
         deadline=deadline,
         remind_at=remind_at,
+        ending=ending,
+        ended_by=ended_by,
     )
     if memo is not None and status == "running":
         memo[("table", table.id)] = after
@@ -214,4 +223,15 @@ def _write_plan(
     return after, events
 
 
-__all__ = ["HOT_TABLES", "Playing", "apply_action"]
+def ending_of(action: Action, user_id: int) -> tuple[Ending, int | None]:
+    """How the action that ended a game ended it, and by whom: a move ends it by the rules; a
+    resignation, a forfeit on the clock (by the seat out of time) or a claim (by the claimant,
+    logged in the action) by that."""
+    if not is_resignation(action):
+        return "rules", None
+    why = why_resigned(action)
+    by = action.get("by")
+    return why, int(by) if why == "claim" and isinstance(by, int) else user_id
+
+
+__all__ = ["HOT_TABLES", "Playing", "apply_action", "ending_of"]

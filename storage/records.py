@@ -20,6 +20,10 @@ from storage.database import Connection
 DmMode = Literal["on", "off", "closed"]
 Seating = Literal["join", "random", "host_first", "host_second"]
 Status = Literal["lobby", "running", "over", "cancelled"]
+#: How a game ended, kept with the table and its result (migration 013): by the game's rules,
+#: a resignation, a forfeit on the clock, a claim on an abandoned game, an abort before every
+#: player moved, a cancel offer every player accepted, or a moderator's cancel.
+Ending = Literal["rules", "resigned", "time", "claim", "aborted", "agreed", "moderator"]
 Clock = Callable[[], datetime]
 
 
@@ -84,6 +88,8 @@ class TableRecord:
     remind_at: str | None = None  # when to remind the seat to act (None once reminded)
     forfeit_after: int = FORFEIT_AFTER  # missed deadlines before a seat forfeits
     salt: str | None = None  # kept secret with the seed until the end (None: made before 012)
+    ending: Ending | None = None  # how it ended (None: open, or closed before migration 013)
+    ended_by: int | None = None  # who resigned, claimed, aborted, offered or cancelled it
 
     @property
     def engine(self) -> Game:
@@ -141,6 +147,33 @@ class DmTarget:
 
 
 RESIGN: Action = {"type": "resign"}
+
+
+def resignation(why: Ending = "resigned", by: int | None = None) -> Action:
+    """The logged table-level action that takes a seat out of the game: a resignation
+    (:data:`RESIGN`, as logged before migration 013), a forfeit on the clock (``time``), or the
+    others' claim on an abandoned game (``claim``, ``by`` the claimant).
+
+    >>> resignation() == RESIGN, resignation("claim", 7)
+    (True, {'type': 'resign', 'why': 'claim', 'by': 7})
+    """
+    if why == "resigned":
+        return dict(RESIGN)
+    action: Action = {"type": "resign", "why": why}
+    return action if by is None else {**action, "by": by}
+
+
+def is_resignation(action: Action) -> bool:
+    """Whether a logged action is a table-level resignation, forfeit or claim (not a move)."""
+    return action.get("type") == "resign"
+
+
+def why_resigned(action: Action) -> Ending:
+    """Why a logged resignation happened (``resigned`` for one logged before migration 013)."""
+    why = action.get("why")
+    if why == "time":
+        return "time"
+    return "claim" if why == "claim" else "resigned"
 
 
 # -- On the database thread: reading a table inside the caller's transaction -----------------
@@ -237,6 +270,8 @@ def table_record(row: Any, seats: tuple[int, ...]) -> TableRecord:
             remind_at=row["remind_at"],
             forfeit_after=row["forfeit_after"],
             salt=row["salt"],
+            ending=row["ending"],
+            ended_by=row["ended_by"],
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise CorruptTable(
@@ -254,6 +289,7 @@ __all__ = [
     "CorruptTable",
     "DmMode",
     "DmTarget",
+    "Ending",
     "Seating",
     "StaleAction",
     "Status",
@@ -262,11 +298,14 @@ __all__ = [
     "TableExists",
     "TableRecord",
     "Timeout",
+    "is_resignation",
     "load_table",
     "newest",
     "open_table_in",
     "read_actions",
     "require",
+    "resignation",
     "seats_of",
     "table_record",
+    "why_resigned",
 ]

@@ -60,6 +60,7 @@ class GameResult:
     rating_change: float | None  # the player's all-time rating change, when rated
     channel_id: int
     message_id: int | None
+    ending: str | None = None  # how it ended (migration 013; None: finished before it)
 
 
 def season_of(ended_at: str) -> str:
@@ -77,16 +78,18 @@ def record(
     result: Result,
     plies: int,
     ended_at: str,
+    ending: str | None = None,
 ) -> None:
     """Write a finished game's result (and rate it, if it counts): call inside the transaction
-    of the action that ended it."""
+    of the action that ended it. ``ending``: how (migration 013; a forfeit on the clock or a
+    claim counts as the forfeiting seat's loss, as a resignation does)."""
     places = places_of(result.winners, len(seats), result.scores)
     # A solo game, a seat held twice or a computer seat (negative id) is not rated.
     rated = guild_id is not None and len(set(seats)) == len(seats) >= 2 and min(seats) > 0
     seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM results").fetchone()[0]
     conn.execute(
         "INSERT INTO results (table_id, seq, guild_id, game, season, ended_at, reason, plies,"
-        " rated, weight, players) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?)",
+        " rated, weight, players, ending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?, ?)",
         (
             table_id,
             seq,
@@ -98,6 +101,7 @@ def record(
             plies,
             int(rated),
             ",".join(str(u) for u in sorted(seats)),
+            ending,
         ),
     )
     conn.executemany(
@@ -249,16 +253,16 @@ def recent(
         changes.setdefault(int(table_id), change)
     rows = []
     for table_id in list(changes)[:limit]:
-        key, ended_at, reason, plies, rated, channel, message = conn.execute(
-            "SELECT r.game, r.ended_at, r.reason, r.plies, r.rated, t.channel_id, t.message_id"
-            " FROM results AS r JOIN tables AS t ON t.id = r.table_id WHERE r.table_id = ?",
+        key, ended_at, reason, plies, rated, channel, message, ending = conn.execute(
+            "SELECT r.game, r.ended_at, r.reason, r.plies, r.rated, t.channel_id, t.message_id,"
+            " r.ending FROM results AS r JOIN tables AS t ON t.id = r.table_id"
+            " WHERE r.table_id = ?",
             (table_id,),
         ).fetchone()
-        rows.append(
-            (table_id, key, ended_at, reason, plies, rated, changes[table_id], channel, message)
-        )
+        row = (table_id, key, ended_at, reason, plies, rated, changes[table_id])
+        rows.append((*row, channel, message, ending))
     found = []
-    for table_id, key, ended_at, reason, plies, rated, change, channel, message in rows:
+    for table_id, key, ended_at, reason, plies, rated, change, channel, message, ending in rows:
         seats = conn.execute(
             "SELECT user_id, place FROM result_seats WHERE table_id = ? ORDER BY seat",
             (table_id,),
@@ -276,6 +280,7 @@ def recent(
                 rating_change=None if change is None else float(change),
                 channel_id=int(channel),
                 message_id=None if message is None else int(message),
+                ending=None if ending is None else str(ending),
             )
         )
     return found

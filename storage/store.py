@@ -17,7 +17,8 @@ again after a conflict, so exactly once holds across processes there too; its sc
 The store takes and returns engine types; SQL stays inside this package. :class:`Store` is the
 concerns of ``storage/`` together, each a class beside its SQL on one base (storage/base.py:
 the database, the clock, reads and writes): tables and their logs (reading.py), the lobby
-(lobby.py), moves (playing.py), clocks (deadlines.py), offers (offers.py), the daily challenge
+(lobby.py), moves (playing.py), clocks (deadlines.py), aborts, agreed ends and claims
+(endings.py), offers (offers.py), the daily challenge
 (daily.py), results and ratings (results.py), players and DM panels (players.py) and the schema
 (schema.py). The records and errors they share are in records.py, the table-level writes in
 tables.py.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 from storage.daily import Dailies
 from storage.deadlines import Deadlines
+from storage.endings import Endings
 from storage.lobby import Lobby
 from storage.offers import Offers
 from storage.players import Players
@@ -36,7 +38,7 @@ from storage.results import Results
 from storage.schema import Schema
 
 
-class Store(Reading, Lobby, Playing, Deadlines, Offers, Dailies, Results, Players, Schema):
+class Store(Reading, Lobby, Playing, Deadlines, Endings, Offers, Dailies, Results, Players, Schema):
     """The one gateway to the database. Create with :meth:`open`; close with :meth:`close`."""
 
 

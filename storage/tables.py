@@ -16,22 +16,35 @@ from storage import clock, fairness, players
 from storage.database import Connection
 from storage.records import (
     FORFEIT_AFTER,
-    RESIGN,
+    Ending,
     Seating,
     TableExists,
     TableRecord,
+    is_resignation,
     open_table_in,
     require,
+    why_resigned,
 )
+
+#: The events of a seat leaving the game at the table (a two-player game's resignation ends it;
+#: a tower poker seat leaves).
+QUITTING = ("resigned", "left")
 
 
 def perform(
     game: Game, state: State, seat: int, action: Action, seed: int, ply: int
 ) -> tuple[State, list[Event]]:
     """One logged action: the table-level resignation, or a move through the game's rules with
-    the chance of the table's scheme (engine/chance.py)."""
-    if action == RESIGN:
+    the chance of the table's scheme (engine/chance.py). A forfeit on the clock or a claim is a
+    resignation whose events say why (``why``), so the log tells them from a resignation."""
+    if is_resignation(action):
         after, events = game.resign(state, seat)
+        why = why_resigned(action)
+        if why != "resigned":
+            events = [
+                {**e, "why": why} if e.get("seat") == seat and e["type"] in QUITTING else e
+                for e in events
+            ]
         return chance.keep(state, after), events
     return chance.advance(game, state, seat, action, seed, ply)
 
@@ -122,17 +135,28 @@ def move_deadlines(
     conn: Connection, control: str, moment: datetime, user_id: int
 ) -> tuple[str | None, str | None]:
     """The deadline and reminder of ``user_id``'s next move; a daily clock waits out their
-    vacation first."""
+    vacation first. Without a clock there is no deadline, and the "reminder" is the moment the
+    others may claim the game if the seat to act is still away (:data:`clock.CLAIM_AFTER`)."""
+    if control == clock.NONE:
+        return None, clock.stamp(moment + clock.CLAIM_AFTER)
     if not control.startswith("daily:"):
         return clock.deadlines(control, moment)
     return clock.deadlines(control, moment + players.vacation_left(conn, user_id, moment))
 
 
-def cancel(conn: Connection, table_id: int, now: str) -> None:
+def cancel(
+    conn: Connection,
+    table_id: int,
+    now: str,
+    ending: Ending | None = None,
+    ended_by: int | None = None,
+) -> None:
+    """Close a table unrated: a lobby (no ``ending``), or a started game aborted, ended by
+    agreement or cancelled by a moderator (``ending``, ``ended_by``)."""
     conn.execute(
         "UPDATE tables SET status = 'cancelled', version = version + 1, updated_at = ?,"
-        " deadline = NULL, remind_at = NULL WHERE id = ?",
-        (now, table_id),
+        " deadline = NULL, remind_at = NULL, ending = ?, ended_by = ? WHERE id = ?",
+        (now, ending, ended_by, table_id),
     )
 
 

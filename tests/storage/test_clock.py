@@ -62,10 +62,14 @@ async def test_a_lobby_nobody_starts_closes_after_a_day(timed: Store, clock: Clo
 
 
 async def test_no_clock_means_no_deadline(timed: Store, clock: Clock) -> None:
+    """No deadline ever; the one "reminder" is the moment the others may claim the game
+    (issue 25), three days after the last move."""
     table = await daily_game(timed, "none")
-    assert table.deadline is None and table.remind_at is None
+    assert table.deadline is None
+    assert table.remind_at == "2026-11-28T09:00:00.000+00:00"
     clock.advance(days=30)
     assert await timed.due() == []
+    assert [t.id for t in await timed.reminders_due()] == [table.id]
 
 
 async def test_the_reminder_comes_once_at_80_percent(timed: Store, clock: Clock) -> None:

@@ -1,0 +1,77 @@
+"""How a game ended, in words: the table-level endings (a forfeit on the clock, a claim on an
+abandoned game, an abort, an agreed end, a moderator's cancel) that the game's own renderer does
+not know, told the same way for every game. The game's result line stands for an end by the
+rules or a resignation; for the others it is told here, and the summary's "Decided by" follows.
+Endings are stored by ``storage`` (migration 013); these functions take plain names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.rules import Result
+
+#: What decided a game that did not end by its rules or a resignation (the summary's line).
+DECIDED = {
+    "time": "a forfeit on the clock",
+    "claim": "a claim: the player to move abandoned the game",
+}
+RESIGNATION = "a resignation"
+
+
+def _and(names: Sequence[str]) -> str:
+    """>>> _and(["a"]), _and(["a", "b"]), _and(["a", "b", "c"])
+    ('a', 'a and b', 'a, b and c')
+    """
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def resigned_line(who: str, event: Mapping[str, Any]) -> str:
+    """The event line of a seat taken out of the game at the table: a resignation, a forfeit
+    on the clock, or the others' claim (the event's ``why``; a logged ``resigned`` event of
+    before migration 013 has none)."""
+    why = event.get("why")
+    if why == "time":
+        return f"{who} ran out of time and forfeited."
+    if why == "claim":
+        return f"{who} abandoned the game, and the others claimed it."
+    return f"{who} resigned."
+
+
+def ending_line(
+    ending: str | None, result: Result | None, names: Sequence[str], by: str | None, line: str
+) -> str:
+    """The result line of a finished or closed game: ``line`` (the game's own, or ``""`` for a
+    game that has no result) unless the ending is one the game does not know of. ``by``: who
+    ended it (the claimant, whoever aborted or cancelled it), ``None`` when unknown."""
+    who = by or "a player"
+    if ending == "aborted":
+        return f"✖️ Aborted by {who} before every player had made a first move; not rated."
+    if ending == "agreed":
+        return f"🤝 Ended by agreement: every player accepted {who}'s offer to cancel; not rated."
+    if ending == "moderator":
+        return f"🛑 Cancelled by a moderator, {who}, while it was running; not rated."
+    if result is None or ending not in DECIDED:
+        return line
+    losers = [name for seat, name in enumerate(names) if seat not in result.winners]
+    winners = [names[seat] for seat in result.winners]
+    verb = "wins" if len(winners) == 1 else "win"
+    if ending == "time":
+        return f"⏰ {_and(losers)} ran out of time and forfeited; {_and(winners)} {verb}."
+    return f"🏚️ {_and(losers)} abandoned the game; {_and(winners)} {verb} on a claim."
+
+
+def retold_summary(summary: str, ending: str | None, line: str, told: str) -> str:
+    """A game's end summary with its result line ``line`` replaced by ``told`` and, for a forfeit
+    on the clock or a claim, "a resignation" replaced by what really decided it."""
+    if told != line:
+        summary = summary.replace(line, told, 1)
+    if ending in DECIDED:
+        summary = summary.replace(RESIGNATION, DECIDED[ending])
+    return summary
+
+
+__all__ = ["DECIDED", "ending_line", "resigned_line", "retold_summary"]
