@@ -37,6 +37,7 @@ from discord.utils import MISSING
 
 from cogs.boards import BOARD_ITEMS, Boards
 from cogs.clockwork import Clockwork
+from cogs.closing import CLOSING_ITEMS
 from cogs.components import DYNAMIC_ITEMS
 from cogs.computer import Computers
 from cogs.daily import Daily
@@ -178,7 +179,7 @@ class SiegeBot(commands.Bot):
                 await self.start_metrics(self.metrics)
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
-            self.add_dynamic_items(*DYNAMIC_ITEMS, *BOARD_ITEMS, *OFFER_ITEMS)
+            self.add_dynamic_items(*DYNAMIC_ITEMS, *BOARD_ITEMS, *OFFER_ITEMS, *CLOSING_ITEMS)
             await self.clockwork.start()
             await self.computers.resume()  # computer turns a restart interrupted
             self._preparing = False

@@ -25,6 +25,7 @@ from engine.verify import verify
 from presentation import get_renderer, playable_games
 from presentation.base import OVER_COLOUR, count, fit_alt
 from presentation.charts import rating_alt, rating_chart
+from presentation.endings import ending_line
 from storage import Standing, Store, TableError, TableRecord, computers
 from storage.export import export_script
 from storage.fairness import commitment_of
@@ -54,6 +55,14 @@ def season_name(season: str) -> str:
 
 def signed(value: float) -> str:
     return f"{value:+.0f}"
+
+
+#: How a history line names an ending the game's own reason does not (migration 013).
+HOW_IT_ENDED = {
+    "time": "a forfeit on time",
+    "claim": "claimed: abandoned",
+    "resigned": "resigned",
+}
 
 
 class Boards:
@@ -258,7 +267,7 @@ class Boards:
             get_game(game.game).title,
             f"**{verdict}** vs {others}",
             count(game.plies, "move"),
-            game.reason.replace("_", " "),
+            HOW_IT_ENDED.get(game.ending or "", game.reason.replace("_", " ")),
         ]
         if game.rating_change is not None:
             bits.append(signed(game.rating_change))
@@ -273,7 +282,7 @@ class Boards:
         table = await self.store.get_table(tid)
         if table is None or table.guild_id != interaction.guild_id:
             raise TableError("That game is not one of this server's.")
-        if table.status != "over":
+        if table.status != "over" and (table.status != "cancelled" or table.state is None):
             raise TableError(
                 "Only finished games can be replayed: a running game keeps its secrets."
             )
@@ -314,6 +323,14 @@ class Boards:
         ]
         board = as_embed(renderer.table_embed(game.view(state, None), names, recent[-5:]))
         board.title = f"Replay of table #{tid} — move {step} of {len(log)}"
+        if step == len(log) and table.ending is not None:  # how it ended, as the table says
+            who = None
+            if table.ended_by is not None:
+                who = (await self.names([table.ended_by]))[table.ended_by]
+            result = table.result if table.status == "over" else None
+            line = "" if result is None else renderer.result_line(result, names)
+            told = ending_line(table.ending, result, names, who, line)
+            board.description = f"**{told}**\n{board.description or ''}".rstrip()
         seal = commitment_of(table)
         if day is not None:  # the owner's own daily game: what they saw, nothing of the seed
             board.set_footer(

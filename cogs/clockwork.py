@@ -106,6 +106,10 @@ class Clockwork:
             handled += 1
             self._late("offer", offer.expires_at)
             await self.hall.offers.expired(offer)
+        for cancel in await self.store.expire_cancel_offers(shards=self.shards):
+            handled += 1
+            self._late("offer", cancel.expires_at)
+            await self.hall.closing.expired(cancel)
         digests = self.shards is None or self.shards.has_dms
         for user_id in await self.store.digests_due() if digests else []:
             if await self.store.digest_sent(user_id):
@@ -192,9 +196,13 @@ class Clockwork:
 
     async def remind(self, table: TableRecord) -> None:
         """80 % of the move's time is used: a new DM (Discord notifies on new messages only),
-        or a mention in the channel when the player takes no DMs."""
+        or a mention in the channel when the player takes no DMs. In a game without a clock this
+        moment is the one the others may claim it (:meth:`cogs.closing.Closing.claimable`)."""
         seat = table.engine.to_act(table.running_state())
-        if seat is None or table.deadline is None:
+        if seat is None:
+            return
+        if table.deadline is None:  # no clock: the others may now claim the game
+            await self.hall.closing.claimable(table)
             return
         user = table.seats[seat]
         if computers.is_computer(user):

@@ -226,7 +226,7 @@ class BackToPanel(
 
 class TableButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sh:(?P<op>hand|resign|resignok|rematch|hint):(?P<tid>[0-9]{1,18})",
+    template=r"sh:(?P<op>hand|resign|resignok|rematch|hint|claim|cancelok):(?P<tid>[0-9]{1,18})",
 ):
     LABELS: ClassVar[dict[str, tuple[Any, ...]]] = {
         # Button emoji must be ones Discord knows (the playing-card block is not among them).
@@ -236,6 +236,8 @@ class TableButton(
         "resignok": ("Yes, resign", discord.ButtonStyle.danger, None),
         "rematch": ("Rematch", discord.ButtonStyle.success, "🔁"),
         "hint": ("What would the computer do?", discord.ButtonStyle.secondary, "💡"),
+        "claim": ("Claim the win", discord.ButtonStyle.danger, "🏚️"),
+        "cancelok": ("Yes, cancel the game", discord.ButtonStyle.danger, None),
     }
 
     def __init__(self, tid: int, op: str, *, label: str | None = None):
@@ -262,6 +264,8 @@ class TableButton(
             "resignok": hall.on_resign_confirmed,
             "rematch": hall.on_rematch,
             "hint": hall.on_hint,
+            "claim": hall.on_claim,
+            "cancelok": hall.on_cancel_confirmed,
         }
         await handlers[self.op](interaction, self.tid)
 

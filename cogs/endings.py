@@ -18,9 +18,11 @@ from cogs.flow import (
     Rematching,
     TableShowing,
     jump_url,
+    mention,
     seat_names,
 )
 from presentation import get_renderer
+from presentation.endings import ending_line
 from storage import Store, TableError, TableRecord, computers
 
 log = logging.getLogger("siege.hall")
@@ -55,7 +57,10 @@ class Endings:
             return
         renderer = get_renderer(table.game)
         names = seat_names(table)
-        line = renderer.result_line(table.result, names)
+        by = None if table.ended_by is None else mention(table.ended_by)
+        line = ending_line(
+            table.ending, table.result, names, by, renderer.result_line(table.result, names)
+        )
         text = f"🏁 {table.engine.title}, table #{table.id}: {line}"
         if table.result.scores is not None and len(table.seats) > 1:
             scores = ", ".join(

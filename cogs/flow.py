@@ -30,6 +30,7 @@ from storage import StorageUnavailable, Store, TableError, TableRecord, computer
 if TYPE_CHECKING:
     from cogs.metrics import Metrics
     from cogs.pictures import Pictures
+    from storage.endings import CancelOffer
     from storage.offers import OfferRecord
 
 #: Every flow logs as the hall did before it was split, so operators' filters still match.
@@ -215,6 +216,15 @@ class Expiring(Protocol):
     async def expired(self, offer: OfferRecord) -> None: ...
 
 
+class Closing(Protocol):
+    """What the sweeper needs of the flows that close games early (:class:`cogs.closing.Closing`):
+    cancel offers nobody answered, and games without a clock that became claimable."""
+
+    async def expired(self, offer: CancelOffer) -> None: ...
+
+    async def claimable(self, table: TableRecord) -> None: ...
+
+
 class Sweeping(Protocol):
     """What the sweeper (:mod:`cogs.clockwork`) needs of the hall."""
 
@@ -223,6 +233,9 @@ class Sweeping(Protocol):
 
     @property
     def offers(self) -> Expiring: ...
+
+    @property
+    def closing(self) -> Closing: ...
 
     def committed(self, table: TableRecord) -> None: ...
 
@@ -276,6 +289,12 @@ class Clicks(Protocol):
     ) -> None: ...
 
     async def on_rematch(self, interaction: discord.Interaction[Any], tid: int) -> None: ...
+
+    async def on_claim(self, interaction: discord.Interaction[Any], tid: int) -> None: ...
+
+    async def on_cancel_confirmed(
+        self, interaction: discord.Interaction[Any], tid: int
+    ) -> None: ...
 
 
 # -- shared by every flow ------------------------------------------------------------------------

@@ -4,7 +4,8 @@ Each flow lives in a module of its own and is handed exactly what it uses (see
 :mod:`cogs.flow` for the interfaces between them): the table message (:mod:`cogs.table_view`),
 the lobby (:mod:`cogs.lobby`), moves and stages (:mod:`cogs.moves`), panels and DM delivery
 (:mod:`cogs.panels`), turn pings and DMs (:mod:`cogs.notices`), endings, resign and rematch
-(:mod:`cogs.endings`), challenges and rematch offers (:mod:`cogs.offers`). The hall builds them
+(:mod:`cogs.endings`), challenges and rematch offers (:mod:`cogs.offers`), aborts, agreed ends,
+moderators' cancels and claims (:mod:`cogs.closing`). The hall builds them
 and keeps the names the bot, the other cogs and the components call: each is the flow's own
 bound method, so a click costs no extra call for passing through here.
 """
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from cogs.closing import Closing
 from cogs.deadline import Deadline
 from cogs.delivery import Delivery
 from cogs.endings import Endings
@@ -74,6 +76,8 @@ class Hall:
         )
         #: What follows a move's answer, queued behind the answers (one redraw per table).
         self.redraws = moves.redraws
+        #: Aborts, agreed ends, moderators' cancels and claims.
+        self.closing = closing = Closing(client, store, guard, moves)
 
         # The names the bot, the cogs, the components and the tests call.
         self.guarded = guard.guarded
@@ -94,7 +98,10 @@ class Hall:
         self.post_new_table = lobby.post_new_table
         self.post_table = lobby.post_table
         self.on_lobby = lobby.on_lobby
-        self.cancel_in_channel = lobby.cancel_in_channel
+        self.cancel_in_channel = closing.cancel_in_channel
+        self.claim_in_channel = closing.claim_in_channel
+        self.on_claim = closing.on_claim
+        self.on_cancel_confirmed = closing.on_cancel_confirmed
         self.repost_table = lobby.repost_table
         self.on_act = moves.on_act
         self.on_stage = moves.on_stage

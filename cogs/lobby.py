@@ -1,5 +1,6 @@
 """The lobby: opening a table (``/play``), joining, leaving, seating computers, starting and
-cancelling it, and posting or re-posting its message (``/siege table``, ``/siege cancel``).
+cancelling it, and posting or re-posting its message (``/siege table``). ``/siege cancel`` and
+what closes a started game are in :mod:`cogs.closing`.
 """
 
 from __future__ import annotations
@@ -12,18 +13,17 @@ import discord
 
 from cogs.delivery import Delivery
 from cogs.flow import (
-    NO_MENTIONS,
     Guard,
     Hooks,
     Notifying,
     PanelShowing,
     TableShowing,
     jump_url,
-    mention,
     turn_passed_to,
 )
+from cogs.moderation import can_moderate
 from engine import get_game
-from storage import CorruptTable, Seating, Store, TableError, TableExists, TableRecord, clock
+from storage import Seating, Store, TableError, TableExists, TableRecord, clock
 
 LOBBY_DONE = {
     "cpu-easy": "A computer took a seat",
@@ -136,9 +136,13 @@ class Lobby:
                 table = await self.store.remove_computer(tid, user)
             else:
                 table = await self.guard.table(tid)
-                if user != table.host_id and not _can_manage(interaction):
-                    raise TableError("Only the host or a server manager can cancel this table.")
-                table = await self.store.cancel(tid)
+                if (
+                    table.status == "lobby"
+                    and user != table.host_id
+                    and not can_moderate(interaction)
+                ):
+                    raise TableError("Only the host or a moderator can cancel this table.")
+                table = await self.store.cancel_lobby(tid)
 
             async def follow_up() -> None:
                 parts = await self.tables.table_parts(table)
@@ -154,30 +158,6 @@ class Lobby:
 
         await self.guard.guarded(interaction, flow)
 
-    async def cancel_in_channel(self, interaction: discord.Interaction[Any]) -> None:
-        """``/siege cancel``: the host, or a member with Manage Server, closes the open table."""
-        assert interaction.channel_id is not None
-        try:
-            table = await self.store.open_table_in(interaction.channel_id)
-        except CorruptTable:
-            if not _can_manage(interaction):
-                raise
-            await self.store.close_channel(interaction.channel_id)
-            await interaction.response.send_message("The unreadable table here was closed.")
-            return
-        if table is None:
-            raise TableError("There is no open table in this channel.")
-        if interaction.user.id != table.host_id and not _can_manage(interaction):
-            raise TableError("Only the host or a server manager can cancel this table.")
-        table = await self.store.cancel(table.id)
-        await interaction.response.send_message(
-            f"{mention(interaction.user.id)} cancelled table #{table.id} ({table.engine.title}).",
-            allowed_mentions=NO_MENTIONS,
-        )
-        if await self.tables.refresh_table(table) and table.state is not None:
-            await self.panels.refresh_panels(table)
-            await self.notices.turn_ping(table, None)
-
     async def repost_table(self, interaction: discord.Interaction[Any]) -> None:
         """``/siege table``: post the channel's table again at the bottom (for its players and
         moderators); the old message then points at the new one."""
@@ -185,7 +165,7 @@ class Lobby:
         table = await self.store.open_table_in(interaction.channel_id)
         if table is None:
             raise TableError("There is no open table in this channel. Start one with /play.")
-        if interaction.user.id not in table.seats and not _can_moderate(interaction):
+        if interaction.user.id not in table.seats and not can_moderate(interaction):
             raise TableError(
                 "Only the players at this table, or a moderator, can move it down the channel."
             )
@@ -199,17 +179,6 @@ class Lobby:
                 await channel.get_partial_message(old).edit(
                     content=f"This table moved{where}", embed=None, view=None, attachments=[]
                 )
-
-
-def _can_moderate(interaction: discord.Interaction[Any]) -> bool:
-    """A moderator of the channel: may manage its messages (or the whole server)."""
-    perms = getattr(interaction, "permissions", None)
-    return bool(perms and (perms.manage_messages or perms.manage_guild))
-
-
-def _can_manage(interaction: discord.Interaction[Any]) -> bool:
-    perms = getattr(interaction, "permissions", None)
-    return bool(perms and perms.manage_guild)
 
 
 __all__ = ["LOBBY_DONE", "Lobby"]

@@ -101,9 +101,13 @@ class Siege(commands.Cog):
 
         await self.hall.guarded(interaction, flow)
 
-    @siege.command(name="cancel", description="Close this channel's open table.")
+    @siege.command(name="cancel", description="Close this channel's lobby, or abort its game.")
     async def cancel(self, interaction: discord.Interaction[Any]) -> None:
         await self.hall.guarded(interaction, lambda: self.hall.cancel_in_channel(interaction))
+
+    @siege.command(name="claim", description="Claim a game whose player to move is long gone.")
+    async def claim(self, interaction: discord.Interaction[Any]) -> None:
+        await self.hall.guarded(interaction, lambda: self.hall.claim_in_channel(interaction))
 
     @siege.command(name="table", description="Post this channel's table again at the bottom.")
     async def table(self, interaction: discord.Interaction[Any]) -> None:

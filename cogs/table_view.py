@@ -28,7 +28,9 @@ from cogs.sheets import as_embed
 from engine.rules import IntRange
 from presentation import get_renderer
 from presentation.base import CLOSED_COLOUR, LOBBY_COLOUR
+from presentation.endings import ending_line, retold_summary
 from storage import CorruptTable, Store, TableRecord, clock, computers
+from storage.endings import claimable_at
 
 log = logging.getLogger("siege.hall")
 
@@ -109,7 +111,11 @@ class TableView:
         result = game.result(state)
         if result is not None:
             line = renderer.result_line(result, names)
+            by = None if table.ended_by is None else mention(table.ended_by)
+            told = ending_line(table.ending, result, names, by, line)
             summary = renderer.end_summary(view, names, result, turn)
+            summary = retold_summary(summary, table.ending, line, told)
+            line = told
             embed.insert_field_at(0, name="Result", value=summary, inline=False)
             buttons = discord.ui.View(timeout=None)
             # Against computers only, a rematch starts at once: one click plays again.
@@ -127,6 +133,9 @@ class TableView:
         ]
         if game.about.hint:
             items.insert(1, TableButton(table.id, "hint"))
+        claim_at = claimable_at(table)
+        if claim_at is not None and claim_at <= clock.stamp(self.store.now()):
+            items.append(TableButton(table.id, "claim"))
         whose = (  # a computer has nobody to tell: it is thinking
             f"{names[to_act]} is thinking"
             if computers.is_computer(table.seats[to_act])
@@ -220,9 +229,11 @@ class TableView:
         return f"The host plays **{sides[0]}**; the challenger plays {sides[1]}."
 
     def cancelled_parts(self, table: TableRecord) -> Parts:
+        by = None if table.ended_by is None else mention(table.ended_by)
+        told = ending_line(table.ending, None, seat_names(table), by, "")
         embed = discord.Embed(
             title=f"{table.engine.title} — table closed",
-            description="This table was cancelled.",
+            description=told or "This table was cancelled.",
             colour=CLOSED_COLOUR,
         )
         embed.set_footer(text=f"Table #{table.id}")

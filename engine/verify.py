@@ -28,6 +28,17 @@ from engine import chance, get_game
 from engine.rules import RuleError, SetupError, State
 from engine.script import MalformedScript, parse, scheme_in
 
+#: How a game ended (``dealt.ending`` of an export), in words for the verdict.
+ENDINGS = {
+    "rules": "by the rules",
+    "resigned": "by a resignation",
+    "time": "by a forfeit on the clock",
+    "claim": "by a claim: the player to move abandoned the game",
+    "aborted": "aborted before every player had made a first move",
+    "agreed": "cancelled by agreement",
+    "moderator": "cancelled by a moderator",
+}
+
 
 @dataclass
 class Verdict:
@@ -122,6 +133,9 @@ def verify(script: Mapping[str, Any]) -> Verdict:
     else:
         verdict.passed(f"{moves} (the file logs no events to compare)")
     _compare_state("the final state", dealt.get("final"), state, verdict)
+    ending = ENDINGS.get(str(dealt.get("ending")))
+    if ending is not None:  # a table's decision, not chance's: told, not checked
+        verdict.lines.append(f"ended: {ending}")
     return verdict
 
 

@@ -22,7 +22,9 @@ async def export_script(store: Reading, table: TableRecord) -> dict[str, Any]:
 
     A resignation is a table action outside the script format: the script's actions leave it out
     and ``dealt.resignations`` says where it came (``after`` that many scripted actions), so the
-    verifier replays the whole stored game (a tower poker seat that left mid-game included)."""
+    verifier replays the whole stored game (a tower poker seat that left mid-game included); a
+    forfeit on the clock or a claim says so (``why``), and ``ending`` says how the game ended
+    (``dealt.ending``, migration 013; absent for a game that ended before it)."""
     log = await store.actions(table.id)
     fair: dict[str, Any] = {"scheme": chance.scheme_of(table.state)}
     seal = commitment_of(table)
@@ -37,6 +39,7 @@ async def export_script(store: Reading, table: TableRecord) -> dict[str, Any]:
             resignations.append(quit_ if why == "resigned" else {**quit_, "why": why})
         else:
             actions.append({"seat": record.seat, "action": record.action, "events": record.events})
+    ending = {} if table.ending is None else {"ending": table.ending}
     return {
         "game": table.game,
         "seats": len(table.seats),
@@ -48,6 +51,7 @@ async def export_script(store: Reading, table: TableRecord) -> dict[str, Any]:
             "opening": await store.replay(table.id, upto=0),
             "final": table.state,
             "resignations": resignations,
+            **ending,
         },
     }
 

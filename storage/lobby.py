@@ -107,8 +107,10 @@ class Lobby(StoreBase):
     async def leave(self, table_id: int, user_id: int) -> TableRecord:
         def run(conn: Connection) -> TableRecord:
             table = require(conn, table_id)
-            if table.status != "lobby":
+            if table.status == "running":
                 raise TableError("The game has started; use Resign to leave it.")
+            if table.status != "lobby":
+                raise TableError("This table is closed already: there is nothing to leave.")
             if user_id not in table.seats:
                 raise TableError("You do not have a seat at this table.")
             if user_id == table.host_id:
@@ -230,6 +232,35 @@ class Lobby(StoreBase):
             table = require(conn, table_id)
             if not table.is_open:
                 raise TableError("This table is already closed.")
+            now = self._now()
+            cancel(conn, table.id, now)
+            return replace(
+                table,
+                status="cancelled",
+                version=table.version + 1,
+                updated_at=now,
+                deadline=None,
+                remind_at=None,
+            )
+
+        return await self._write(run)
+
+    async def cancel_lobby(self, table_id: int) -> TableRecord:
+        """Close a table before its game starts (its lobby's Cancel, or ``/siege cancel``). A
+        click from an old copy of the lobby once the game has started, or is over, is refused:
+        a started game ends only by its rules, a resignation, the clock, a claim, or an abort,
+        agreed end or moderator's cancel (:mod:`storage.endings`)."""
+
+        def run(conn: Connection) -> TableRecord:
+            table = require(conn, table_id)
+            if table.status == "running":
+                raise TableError(
+                    "The game has started, so the lobby's Cancel no longer applies. Until every "
+                    "player has made a first move, a player can abort it with /siege cancel; "
+                    "after that, /siege cancel offers the others to cancel."
+                )
+            if table.status != "lobby":
+                raise TableError("This table is closed already.")
             now = self._now()
             cancel(conn, table.id, now)
             return replace(
