@@ -237,7 +237,16 @@ class TableView:
             colour=CLOSED_COLOUR,
         )
         embed.set_footer(text=f"Table #{table.id}")
-        return Parts(embed=embed, view=discord.ui.View(timeout=None))
+        view = discord.ui.View(timeout=None)
+        if table.state is not None:  # a game closed while it was played: its replay keeps it
+            view.add_item(
+                discord.ui.Button(  # answered by cogs.boards.ReplayStep (its "open" tag)
+                    label="Replay",
+                    style=discord.ButtonStyle.secondary,
+                    custom_id=f"sh:replay:{table.id}:0:open",
+                )
+            )
+        return Parts(embed=embed, view=view)
 
     # -- keeping it up to date ---------------------------------------------------------------
 
