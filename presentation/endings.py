@@ -21,7 +21,9 @@ RESIGNATION = "a resignation"
 
 
 def _and(names: Sequence[str]) -> str:
-    """>>> _and(["a"]), _and(["a", "b"]), _and(["a", "b", "c"])
+    """Names joined as in a sentence.
+
+    >>> _and(["a"]), _and(["a", "b"]), _and(["a", "b", "c"])
     ('a', 'a and b', 'a, b and c')
     """
     if len(names) <= 1:
@@ -46,7 +48,19 @@ def ending_line(
 ) -> str:
     """The result line of a finished or closed game: ``line`` (the game's own, or ``""`` for a
     game that has no result) unless the ending is one the game does not know of. ``by``: who
-    ended it (the claimant, whoever aborted or cancelled it), ``None`` when unknown."""
+    ended it (the seat out of time, the claimant, whoever aborted or cancelled it), ``None``
+    when unknown.
+
+    >>> from engine.rules import Result
+    >>> ending_line("time", Result((1,), "resigned"), ["ann", "bo"], "ann", "🏳️ ann resigned.")
+    '⏰ ann ran out of time and forfeited; bo wins.'
+    >>> ending_line("claim", Result((1,), "resigned"), ["ann", "bo"], "bo", "")
+    '🏚️ ann abandoned the game; bo wins on a claim.'
+    >>> ending_line("resigned", Result((1,), "resigned"), ["ann", "bo"], "ann", "as told")
+    'as told'
+    >>> ending_line(None, None, ["ann", "bo"], None, "")
+    ''
+    """
     who = by or "a player"
     if ending == "aborted":
         return f"✖️ Aborted by {who} before every player had made a first move; not rated."
@@ -56,12 +70,14 @@ def ending_line(
         return f"🛑 Cancelled by a moderator, {who}, while it was running; not rated."
     if result is None or ending not in DECIDED:
         return line
-    losers = [name for seat, name in enumerate(names) if seat not in result.winners]
     winners = [names[seat] for seat in result.winners]
     verb = "wins" if len(winners) == 1 else "win"
-    if ending == "time":
-        return f"⏰ {_and(losers)} ran out of time and forfeited; {_and(winners)} {verb}."
-    return f"🏚️ {_and(losers)} abandoned the game; {_and(winners)} {verb} on a claim."
+    if ending == "time":  # ``by``: the seat whose time ran out
+        return f"⏰ {who} ran out of time and forfeited; {_and(winners)} {verb}."
+    losers = [name for seat, name in enumerate(names) if seat not in result.winners]
+    if len(names) == 2 and len(losers) == 1:
+        return f"🏚️ {losers[0]} abandoned the game; {_and(winners)} {verb} on a claim."
+    return f"🏚️ The player to move abandoned the game; {_and(winners)} {verb} on {who}'s claim."
 
 
 def retold_summary(summary: str, ending: str | None, line: str, told: str) -> str:
