@@ -69,8 +69,11 @@ def help_embed() -> discord.Embed:
         name="Clocks and reminders",
         value=(
             "A table may have a clock (`time_control`): you get a reminder before time runs "
-            "out, and a player who keeps missing turns forfeits. `/siege settings` sets your "
-            "time zone and quiet hours; `/siege vacation` pauses daily clocks."
+            "out, and a player who keeps missing turns forfeits. Without a clock, a game whose "
+            "player to move is gone 3 days can be claimed (`/siege claim`). `/siege cancel` "
+            "aborts a game only before everyone has moved; after that it asks the others. "
+            "`/siege settings` sets your time zone and quiet hours; `/siege vacation` pauses "
+            "daily clocks."
         ),
         inline=False,
     )
