@@ -29,7 +29,9 @@ from cogs.flow import (
 from cogs.pictures import Pictures
 from cogs.sheets import as_embed
 from presentation import get_renderer
-from storage import CorruptTable, Store, TableError, TableRecord
+from presentation.endings import ending_line
+from storage import CorruptTable, Store, TableError, TableRecord, clock
+from storage.endings import claimable_at
 
 log = logging.getLogger("siege.hall")
 
@@ -173,13 +175,18 @@ class Panels:
         extra: list[discord.ui.Item[Any]] = []
         legal: list[dict[str, Any]] = []
         if table.status == "cancelled":
-            embed.insert_field_at(0, name="Closed", value="This table was cancelled.")
+            by = None if table.ended_by is None else mention(table.ended_by)
+            told = ending_line(table.ending, None, names, by, "")
+            embed.insert_field_at(0, name="Closed", value=told or "This table was cancelled.")
         elif table.status == "running":
             if to_act == seat:
                 legal = game.legal_actions(state, seat)
                 controls = renderer.panel_controls(view, legal, stage)
             if game.is_playing(state, seat):  # a seat out of the game has nothing to resign
                 extra.append(TableButton(table.id, "resign"))
+                claim_at = claimable_at(table)  # the player to move is long gone: claim it
+                if to_act != seat and claim_at and claim_at <= clock.stamp(self.store.now()):
+                    extra.append(TableButton(table.id, "claim"))
         url = jump_url(table)
         if for_dm and url:
             extra.append(discord.ui.Button(label="Open the table", url=url))

@@ -13,7 +13,7 @@ import pytest
 
 from storage.endings import claimable_at
 from tests.e2e.moves import play_move
-from tests.e2e.test_castles_e2e import DEALER_BOB, open_game, refusal
+from tests.e2e.test_castles_e2e import DEALER_BOB, dm_panel, open_game, refusal
 from tests.e2e.test_clock_e2e import sweep, with_clock
 from tests.e2e.test_computer_e2e import quiet
 from tests.e2e.world import World
@@ -81,6 +81,7 @@ async def test_abort_before_every_move_then_an_agreed_end(world: World) -> None:
     aborted = await w.table_by_id(table.id)
     assert (aborted.status, aborted.ending, aborted.ended_by) == ("cancelled", "aborted", w.bob.id)
     assert "Aborted by" in w.table_message(aborted).text()
+    assert "Aborted by" in dm_panel(w, w.alice, aborted).text()
     assert stored(w, "SELECT count(*) FROM results WHERE table_id = ?", (table.id,)) == [(0,)]
 
     table, message = await open_game(w, dealer=DEALER_BOB)
@@ -194,6 +195,8 @@ async def test_an_abandoned_game_without_a_clock_is_claimed(world: World) -> Non
     (notice,) = said(w, "You may claim the game")
     assert f"<@{w.alice.id}>" in notice and f"<@{w.bob.id}> has not moved" in notice
     table = await w.table_by_id(table.id)
+    assert [b.label for b in dm_panel(w, w.alice, table).buttons()].count("Claim the win") == 1
+    assert "Claim the win" not in [b.label for b in dm_panel(w, w.bob, table).buttons()]
     await w.alice.click(w.table_message(table), "Claim the win")
     await w.fake.settle()
     over = await w.table_by_id(table.id)
