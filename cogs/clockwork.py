@@ -96,8 +96,10 @@ class Clockwork:
             if seat is None:
                 continue
             settings = await self.store.settings(table.seats[seat])
-            if settings.is_quiet(self.store.now()):
-                continue  # quiet hours delay the reminder (a later sweep sends it)
+            # Quiet hours delay the reminder (a later sweep sends it); a game without a clock's
+            # "reminder" tells the others they may claim it, and their quiet is not the absent's.
+            if table.deadline is not None and settings.is_quiet(self.store.now()):
+                continue
             if await self.store.mark_reminded(table.id, table.ply):
                 handled += 1
                 self._late("reminder", table.remind_at)

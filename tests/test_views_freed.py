@@ -63,7 +63,13 @@ async def test_a_click_lets_go_of_its_view_and_message(
         seen.append(len(view.children))  # the callback sees the whole view
 
     hall = SimpleNamespace(
-        on_hand=None, on_resign=on_resign, on_resign_confirmed=None, on_rematch=None, on_hint=None
+        on_hand=None,
+        on_resign=on_resign,
+        on_resign_confirmed=None,
+        on_rematch=None,
+        on_hint=None,
+        on_claim=None,
+        on_cancel_confirmed=None,
     )
     message = discord.Object(1)  # as the clicked message, parsed
     interaction = SimpleNamespace(client=SimpleNamespace(hall=hall), message=message)
