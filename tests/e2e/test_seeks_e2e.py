@@ -1,0 +1,195 @@
+"""Open challenges end to end, through the fake Discord and on both backends: a seek posted with
+``/siege seek`` is accepted with one click and the game opens in the channel with both seated;
+two members clicking Accept at once get one game and one sentence; its author cannot accept it
+and may withdraw it; it expires after a day (a clock the test moves, and the sweeper); it is
+withdrawn when its author starts or joins another game; a game for more players opens as a
+lobby; ``/siege seeks`` lists the open ones; and a seek posted before a restart still works."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.e2e.test_clock_e2e import sweep, with_clock
+from tests.e2e.world import World
+from tests.fakecord import FakeMessage
+from tests.fakecord.world import FakeUser
+
+pytestmark = pytest.mark.e2e
+
+
+async def post_seek(w: World, user: FakeUser, game: str, **options: object) -> FakeMessage:
+    handle = await user.slash(w.channel, "siege seek", game=game, **options)
+    message = handle.response_message
+    assert message is not None and not handle.ephemeral, handle
+    assert [b.label for b in message.buttons()] == ["Accept", "Withdraw"]
+    await w.fake.settle()
+    return message
+
+
+async def refused(handle_or_click: object) -> str:
+    handle = handle_or_click
+    assert handle.ephemeral and handle.response_message is not None  # type: ignore[attr-defined]
+    return str(handle.response_message.text())  # type: ignore[attr-defined]
+
+
+async def test_a_seek_accepted_with_one_click_opens_the_game(world: World) -> None:
+    w = world
+    seek = await post_seek(w, w.alice, "king", time_control="daily:2")
+    text = seek.text()
+    assert f"<@{w.alice.id}> (no rating yet) seeks a game of **Siege the King**" in text
+    assert "2 days per move" in text and "rated" in text and "Expires <t:" in text
+    assert "both of you seated" in text
+
+    own = await w.alice.click(seek, "Accept")
+    assert "your own seek" in await refused(own)
+    assert await w.running.store.open_table_in(w.channel.id) is None
+
+    await w.bob.click(seek, "Accept")
+    await w.fake.settle()
+    table = await w.table()
+    assert table.status == "running" and table.seats == (w.alice.id, w.bob.id)
+    assert table.game == "king" and table.time_control == "daily:2"
+    message = w.table_message(table)
+    assert message.channel_id == w.channel.id and message.id > seek.id
+    assert "it's your turn" in (message.content or "")
+    assert any("Siege the King" in m.text() for m in w.alice.dms())  # her panel, as usual
+    assert any("Siege the King" in m.text() for m in w.bob.dms())
+    answered = w.fake.latest(seek)
+    assert answered.buttons() == [] and f"<@{w.bob.id}> accepted" in answered.text()
+    assert f"table #{table.id}" in answered.text()
+
+    late = await w.carol.click(seek, "Accept")  # the old snapshot: stale, and says so
+    assert "accepted this seek first" in await refused(late)
+    listed = await w.carol.slash(w.channel, "siege seeks")
+    assert "Nobody is seeking" in await refused(listed)
+
+
+async def test_two_members_accept_at_once_and_one_gets_the_seat(world: World) -> None:
+    w = world
+    seek = await post_seek(w, w.alice, "castles")
+    clicks = await asyncio.gather(
+        w.bob.click(seek, "Accept", settle_first=False),
+        w.carol.click(seek, "Accept", settle_first=False),
+    )
+    await w.fake.settle()
+    table = await w.table()
+    assert table.status == "running" and table.seats[0] == w.alice.id
+    winner = table.seats[1]
+    assert winner in (w.bob.id, w.carol.id)
+    loser = next(c for c, u in zip(clicks, (w.bob, w.carol), strict=True) if u.id != winner)
+    assert "accepted this seek first" in await refused(loser)
+    tables = await w.running.store._db.scalar("SELECT count(*) FROM tables")
+    assert tables == 1
+    assert f"<@{winner}> accepted" in w.fake.latest(seek).text()
+
+
+async def test_its_author_withdraws_it(world: World) -> None:
+    w = world
+    seek = await post_seek(w, w.alice, "castles", rated=False)
+    assert "casual (not rated)" in seek.text()
+    other = await w.bob.click(seek, "Withdraw")
+    assert "Only the member who posted this seek" in await refused(other)
+    await w.alice.click(seek, "Withdraw")
+    await w.fake.settle()
+    shown = w.fake.latest(seek)
+    assert shown.buttons() == [] and "withdrew their seek" in shown.text()
+    late = await w.bob.click(seek, "Accept")
+    assert "withdrew this seek" in await refused(late)
+    assert await w.running.store.open_table_in(w.channel.id) is None
+
+
+async def test_a_seek_expires_after_a_day(world: World) -> None:
+    w = world
+    clock = await with_clock(w)
+    seek = await post_seek(w, w.alice, "king")
+    clock.advance(hours=23, minutes=59)
+    assert await sweep(w) == 0
+    assert w.fake.latest(seek).buttons() != []
+    clock.advance(minutes=1)
+    assert await sweep(w) == 1
+    shown = w.fake.latest(seek)
+    assert shown.buttons() == [] and "expired: nobody accepted it in a day" in shown.text()
+    late = await w.bob.click(seek, "Accept")
+    assert "expired" in await refused(late)
+    assert await sweep(w) == 0
+    assert await w.running.store.open_table_in(w.channel.id) is None
+
+
+async def test_starting_or_joining_another_game_withdraws_it(world: World) -> None:
+    w = world
+    side = w.guild.add_text_channel("side")
+    alice_seek = await post_seek(w, w.alice, "king")
+    bob_seek = await post_seek(w, w.bob, "castles")
+    listed = await w.carol.slash(w.channel, "siege seeks")
+    text = await refused(listed)
+    assert "Siege the King" in text and "Castles Besieged" in text
+    assert f"/channels/{w.guild.id}/{w.channel.id}/{alice_seek.id}" in (
+        listed.response_message.embeds[0]["description"]  # type: ignore[union-attr]
+    )
+
+    # Alice opens a table elsewhere: her seek is withdrawn at once, with an edit.
+    lobby = (await w.alice.slash(side, "play siege-tower-poker")).response_message
+    assert lobby is not None
+    await w.fake.settle()
+    shown = w.fake.latest(alice_seek)
+    assert shown.buttons() == [] and "started or joined another game" in shown.text()
+    late = await w.carol.click(alice_seek, "Accept")
+    assert "started or joined another game" in await refused(late)
+    assert w.fake.latest(bob_seek).buttons() != []
+
+    # Bob joins her lobby: his is withdrawn too.
+    await w.bob.click(lobby, "Join")
+    await w.fake.settle()
+    shown = w.fake.latest(bob_seek)
+    assert shown.buttons() == [] and "started or joined another game" in shown.text()
+    text = await refused(await w.carol.slash(w.channel, "siege seeks"))
+    assert "Nobody is seeking" in text
+
+
+async def test_a_game_for_more_players_opens_a_lobby(world: World) -> None:
+    w = world
+    seek = await post_seek(w, w.alice, "towers")
+    assert "more players may join it (2 to 7)" in seek.text()
+    await w.bob.click(seek, "Accept")
+    await w.fake.settle()
+    table = await w.table()
+    assert table.status == "lobby" and table.seats == (w.alice.id, w.bob.id)
+    assert "more players may join it until" in w.fake.latest(seek).text()
+    lobby = w.table_message(table)
+    await w.carol.click(lobby, "Join")
+    await w.alice.click(w.fake.latest(lobby), "Start")
+    await w.fake.settle()
+    table = await w.table()
+    assert table.status == "running" and set(table.seats) == {w.alice.id, w.bob.id, w.carol.id}
+
+
+async def test_refusals_of_the_command(world: World) -> None:
+    w = world
+    solo = await w.alice.slash(w.channel, "siege seek", game="kurth")
+    assert "Pick a game for two or more from the list" in await refused(solo)
+    clockless = await w.alice.slash(w.channel, "siege seek", game="king", time_control="hourly")
+    assert "Pick a time control" in await refused(clockless)
+    await post_seek(w, w.alice, "king")
+    again = await w.alice.slash(w.channel, "siege seek", game="king")
+    assert "already seek a game of Siege the King" in await refused(again)
+    busy = w.guild.add_text_channel("busy")
+    await w.carol.slash(busy, "play castles-besieged")
+    there = await w.bob.slash(busy, "siege seek", game="castles")
+    assert "open table" in await refused(there)
+
+
+async def test_a_seek_survives_a_restart(world: World) -> None:
+    w = world
+    seek = await post_seek(w, w.alice, "castles")
+    gone = await post_seek(w, w.carol, "king")
+    await w.carol.click(gone, "Withdraw")
+    await w.restart_bot()
+    late = await w.bob.click(gone, "Accept")  # an old message, after the restart
+    assert "withdrew this seek" in await refused(late)
+    await w.bob.click(seek, "Accept")
+    await w.fake.settle()
+    table = await w.table()
+    assert table.status == "running" and table.seats == (w.alice.id, w.bob.id)
+    assert w.fake.latest(seek).buttons() == []
