@@ -70,7 +70,7 @@ class Hall:
             client, store, self.delivery, guard, self.hooks, tables, panels, notices
         )
         self.offers = Offers(client, store, guard, lobby, tables, panels, notices)
-        self.seeks = self.hooks.seeks = Seeks(client, store, guard, tables, self.offers)
+        self.seeks = self.hooks.seeks = Seeks(client, store, guard, tables, self.offers, notices)
         self.endings = endings = Endings(client, store, guard, tables, panels, notices, self.offers)
         self.moves = moves = Moves(
             store, self.delivery, guard, self.hooks, tables, panels, notices, endings

@@ -23,7 +23,16 @@ from typing import Any, ClassVar
 
 import discord
 
-from cogs.flow import NO_MENTIONS, Guard, StartedPosting, TableShowing, mention
+from cogs.flow import (
+    NO_MENTIONS,
+    USER_MENTIONS,
+    Guard,
+    Notifying,
+    StartedPosting,
+    TableShowing,
+    jump_url,
+    mention,
+)
 from engine import get_game
 from storage import Store, TableError, TableRecord, clock
 from storage.seeks import SeekRecord
@@ -43,7 +52,10 @@ def when(stamp: str, style: str = "R") -> str:
 def terms(seek: SeekRecord) -> str:
     """The game and its terms in a few words: ``**Siege the King** · no clock · rated``."""
     rated = "rated" if seek.rated else "casual (not rated)"
-    return f"**{get_game(seek.game).title}** · {clock.describe(seek.time_control)} · {rated}"
+    who = ""
+    if seek.rating_low is not None and seek.rating_high is not None:
+        who = f" · for ratings {seek.rating_low}–{seek.rating_high}"
+    return f"**{get_game(seek.game).title}** · {clock.describe(seek.time_control)} · {rated}{who}"
 
 
 class SeekButton(
@@ -96,12 +108,14 @@ class Seeks:
         guard: Guard,
         tables: TableShowing,
         started: StartedPosting,
+        notices: Notifying,
     ) -> None:
         self.client = client
         self.store = store
         self.guard = guard
         self.tables = tables
         self.started = started
+        self.notices = notices
 
     # -- commands --------------------------------------------------------------------------------
 
@@ -111,6 +125,7 @@ class Seeks:
         game_key: str,
         time_control: str,
         rated: bool,
+        rating_range: int | None = None,
     ) -> None:
         """``/siege seek``: post an open challenge in this channel."""
         if interaction.channel_id is None or interaction.guild_id is None:
@@ -123,6 +138,7 @@ class Seeks:
             author_id=interaction.user.id,
             time_control=time_control,
             rated=rated,
+            rating_range=rating_range,
         )
         response = await interaction.response.send_message(
             await self.invitation(seek), view=buttons(seek.id), allowed_mentions=NO_MENTIONS
@@ -148,7 +164,8 @@ class Seeks:
             link = seek.jump_url
             lines.append(
                 f"{terms(seek)} · {mention(seek.author_id)} {await self.rating(seek)}"
-                f" · expires {when(seek.expires_at)}" + (f" · [open]({link})" if link else "")
+                f" · in <#{seek.channel_id}> · expires {when(seek.expires_at)}"
+                + (f" · [open]({link})" if link else "")
             )
         if len(seeks) > LISTED:
             lines.append(f"…and more: these are the {LISTED} oldest.")
@@ -170,6 +187,8 @@ class Seeks:
                 )
                 await self.post_table(table)
                 await self.withdrawn_for(table.seats)
+                if table.status == "lobby":  # the author starts it: tell them it is there
+                    await self.tell_author(seek, table)
 
             await self.guard.after_commit(interaction, follow_up(), done="You accepted the seek")
 
@@ -199,6 +218,18 @@ class Seeks:
         message = await channel.send(**parts.send_kwargs())
         await self.store.set_message(table.id, message.id)
 
+    async def tell_author(self, seek: SeekRecord, table: TableRecord) -> None:
+        """A DM, or a mention in the channel when the author takes no DMs (an edit of the
+        seek's message would notify nobody)."""
+        text = self.lobby_notice(seek, table)
+        if await self.store.dm_mode(seek.author_id) == "on" and await self.notices.dm(
+            seek.author_id, text
+        ):
+            return
+        channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+        with contextlib.suppress(discord.HTTPException):
+            await channel.send(f"{mention(seek.author_id)} {text}", allowed_mentions=USER_MENTIONS)
+
     # -- closing by themselves -------------------------------------------------------------------
 
     async def withdrawn_for(self, user_ids: tuple[int, ...] | list[int]) -> int:
@@ -215,6 +246,10 @@ class Seeks:
         for seek in closed:
             await self.close_message(seek)
         return len(closed)
+
+    async def channel_gone(self, channel_id: int) -> None:
+        """A deleted channel or thread takes its open seeks with it (nobody can accept them)."""
+        await self.store.drop_seeks_in(channel_id)
 
     async def sweep(self, shards: Shards | None = None) -> int:
         """The sweeper's turn: close the seeks whose day is over, and edit the messages of any
@@ -271,6 +306,14 @@ class Seeks:
                 f"open below; more players may join it until {author} starts the game."
             )
         return f"✅ {taker} accepted {author}'s seek for {terms(seek)}: table #{table.id} below."
+
+    def lobby_notice(self, seek: SeekRecord, table: TableRecord) -> str:
+        link = jump_url(table)
+        return (
+            f"✅ {mention(table.seats[1])} accepted your seek for {terms(seek)}: table "
+            f"#{table.id} is open in <#{table.channel_id}>; press **Start** there when "
+            f"everyone who wants to play has joined." + (f"\n{link}" if link else "")
+        )
 
     def closed_text(self, seek: SeekRecord) -> str:
         author = mention(seek.author_id)

@@ -112,6 +112,7 @@ class Siege(commands.Cog):
         game="The game to play (for two or more)",
         time_control="Time per move (default: no clock)",
         rated="Whether the game counts for ratings (default: yes)",
+        rating_range="Only players rated within this many points of you (default: anyone)",
     )
     @app_commands.autocomplete(time_control=time_control_choices)
     async def seek(
@@ -120,10 +121,11 @@ class Siege(commands.Cog):
         game: SeekableGame,
         time_control: str | None = None,
         rated: bool = True,
+        rating_range: app_commands.Range[int, 50, 1000] | None = None,
     ) -> None:
         async def flow() -> None:
             control = clock.NONE if time_control is None else read_time_control(time_control)
-            await self.hall.seeks.seek(interaction, game, control, rated)
+            await self.hall.seeks.seek(interaction, game, control, rated, rating_range)
 
         await self.hall.guarded(interaction, flow)
 
@@ -392,10 +394,12 @@ class Siege(commands.Cog):
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         await self.hall.channel_gone(channel.id)
+        await self.hall.seeks.channel_gone(channel.id)
 
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         await self.hall.channel_gone(payload.thread_id)
+        await self.hall.seeks.channel_gone(payload.thread_id)
 
 
 def _timezone(name: str) -> str:

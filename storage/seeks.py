@@ -26,9 +26,10 @@ from typing import Literal
 
 from engine import get_game
 from engine.rules import JSON, resolve_options
-from storage import clock, records, tables
+from storage import clock, records, results, tables
 from storage.base import StoreBase
 from storage.database import Connection
+from storage.ratings import NEWCOMER
 from storage.shards import Shards
 from storage.shards import condition as shard_condition
 
@@ -55,6 +56,8 @@ class SeekRecord:
     options: dict[str, JSON]
     time_control: str
     rated: bool
+    rating_low: int | None
+    rating_high: int | None
     author_id: int
     status: SeekStatus
     accepted_by: int | None
@@ -90,8 +93,10 @@ def post(
     rated: bool,
     author_id: int,
     moment: datetime,
+    rating_range: int | None = None,
 ) -> SeekRecord:
-    """A new open seek of ``author_id`` in this channel."""
+    """A new open seek of ``author_id`` in this channel; with ``rating_range``, for the players
+    rated within that many points of the author (in this game and server, all time)."""
     engine = get_game(game)
     if engine.max_seats == 1:
         raise records.TableError(f"{engine.title} is a solo game: start it with /play.")
@@ -112,9 +117,14 @@ def post(
             "first to post another."
         )
     now = clock.stamp(moment)
+    low = high = None
+    if rating_range is not None:
+        rating = rating_of(conn, guild_id, game, author_id)
+        low, high = rating - rating_range, rating + rating_range
     cur = conn.execute(
         "INSERT INTO seeks (guild_id, channel_id, game, options, time_control, rated,"
-        " author_id, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " rating_low, rating_high, author_id, expires_at, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             guild_id,
             channel_id,
@@ -122,6 +132,8 @@ def post(
             json.dumps(options),
             time_control,
             int(rated),
+            low,
+            high,
             author_id,
             clock.stamp(moment + SEEK_WAIT),
             now,
@@ -142,6 +154,13 @@ def accept(
         raise records.TableError(
             "This is your own seek: wait for someone to accept it, or withdraw it."
         )
+    if seek.rating_low is not None and seek.rating_high is not None and seek.guild_id:
+        rating = rating_of(conn, seek.guild_id, seek.game, user_id)
+        if not seek.rating_low <= rating <= seek.rating_high:
+            raise records.TableError(
+                f"This seek is for players rated {seek.rating_low}–{seek.rating_high} in "
+                f"{get_game(seek.game).title} here; you are rated {rating}."
+            )
     now = clock.stamp(moment)
     closed = conn.execute(
         "UPDATE seeks SET status = 'accepted', accepted_by = ?, updated_at = ?"
@@ -172,6 +191,12 @@ def accept(
         ) from None
     conn.execute("UPDATE seeks SET table_id = ? WHERE id = ?", (table.id, seek.id))
     return SeekOutcome(require(conn, seek.id), table)
+
+
+def rating_of(conn: Connection, guild_id: int, game: str, user_id: int) -> int:
+    """A player's shown all-time rating in a game of this server (a newcomer's without one)."""
+    line = results.standing(conn, guild_id, game, results.ALL_TIME, user_id)
+    return round(NEWCOMER.shown if line is None else line.rating)
 
 
 def withdraw(conn: Connection, seek_id: int, user_id: int, moment: datetime) -> SeekRecord:
@@ -247,6 +272,8 @@ def load(conn: Connection, seek_id: int) -> SeekRecord | None:
         options=json.loads(row["options"]),
         time_control=row["time_control"],
         rated=bool(row["rated"]),
+        rating_low=row["rating_low"],
+        rating_high=row["rating_high"],
         author_id=int(row["author_id"]),
         status=row["status"],
         accepted_by=row["accepted_by"],
@@ -288,8 +315,10 @@ class Seeks(StoreBase):
         author_id: int,
         time_control: str = clock.NONE,
         rated: bool = True,
+        rating_range: int | None = None,
     ) -> SeekRecord:
-        """Offer a game of ``game`` (its default options) to anyone in this channel."""
+        """Offer a game of ``game`` (its default options) to anyone in this channel (with
+        ``rating_range``: to those rated within that many points of the author)."""
         opts = resolve_options(get_game(game), None)
         moment = self._moment()
 
@@ -304,6 +333,7 @@ class Seeks(StoreBase):
                 rated=rated,
                 author_id=author_id,
                 moment=moment,
+                rating_range=rating_range,
             )
 
         return await self._write(run)
@@ -320,6 +350,19 @@ class Seeks(StoreBase):
     async def set_seek_message(self, seek_id: int, message_id: int) -> None:
         """Remember the message that carries a seek's buttons (in the seek's channel)."""
         await self._execute("UPDATE seeks SET message_id = ? WHERE id = ?", (message_id, seek_id))
+
+    async def drop_seeks_in(self, channel_id: int) -> int:
+        """Withdraw the open seeks of a deleted channel; returns how many."""
+
+        def run(conn: Connection) -> int:
+            cur = conn.execute(
+                "UPDATE seeks SET status = 'withdrawn', updated_at = ?"
+                " WHERE channel_id = ? AND status = 'open'",
+                (self._now(), channel_id),
+            )
+            return max(cur.rowcount, 0)
+
+        return await self._write(run)
 
     async def get_seek(self, seek_id: int) -> SeekRecord | None:
         return await self._read(lambda conn: load(conn, seek_id))
@@ -362,5 +405,6 @@ __all__ = [
     "accept",
     "expire",
     "post",
+    "rating_of",
     "withdraw",
 ]

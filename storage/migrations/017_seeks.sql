@@ -11,6 +11,8 @@ CREATE TABLE seeks (
     options         TEXT    NOT NULL DEFAULT '{}',  -- JSON, resolved
     time_control    TEXT    NOT NULL DEFAULT 'none',
     rated           INTEGER NOT NULL DEFAULT 1,     -- 0: the game it opens is not rated
+    rating_low      INTEGER,                        -- who may accept: rated from low to high
+    rating_high     INTEGER,                        -- in this game here (NULL: anyone)
     author_id       INTEGER NOT NULL,
     status          TEXT    NOT NULL DEFAULT 'open'
                     CHECK (status IN ('open', 'accepted', 'withdrawn', 'superseded', 'expired')),

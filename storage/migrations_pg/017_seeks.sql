@@ -7,6 +7,8 @@ CREATE TABLE seeks (
     options         TEXT COLLATE "C" NOT NULL DEFAULT '{}',
     time_control    TEXT COLLATE "C" NOT NULL DEFAULT 'none',
     rated           INTEGER NOT NULL DEFAULT 1,
+    rating_low      INTEGER,
+    rating_high     INTEGER,
     author_id       BIGINT  NOT NULL,
     status          TEXT COLLATE "C" NOT NULL DEFAULT 'open'
                     CHECK (status IN ('open', 'accepted', 'withdrawn', 'superseded', 'expired')),

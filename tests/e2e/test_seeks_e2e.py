@@ -125,8 +125,11 @@ async def test_starting_or_joining_another_game_withdraws_it(world: World) -> No
     listed = await w.carol.slash(w.channel, "siege seeks")
     text = await refused(listed)
     assert "Siege the King" in text and "Castles Besieged" in text
-    assert f"/channels/{w.guild.id}/{w.channel.id}/{alice_seek.id}" in (
-        listed.response_message.embeds[0]["description"]  # type: ignore[union-attr]
+    assert (
+        f"/channels/{w.guild.id}/{w.channel.id}/{alice_seek.id}"
+        in (
+            listed.response_message.embeds[0]["description"]  # type: ignore[union-attr]
+        )
     )
 
     # Alice opens a table elsewhere: her seek is withdrawn at once, with an edit.
@@ -157,6 +160,8 @@ async def test_a_game_for_more_players_opens_a_lobby(world: World) -> None:
     table = await w.table()
     assert table.status == "lobby" and table.seats == (w.alice.id, w.bob.id)
     assert "more players may join it until" in w.fake.latest(seek).text()
+    told = [m.text() for m in w.alice.dms() if "accepted your seek" in m.text()]
+    assert len(told) == 1 and "press **Start** there" in told[0]  # she starts it: told so
     lobby = w.table_message(table)
     await w.carol.click(lobby, "Join")
     await w.alice.click(w.fake.latest(lobby), "Start")
@@ -165,8 +170,44 @@ async def test_a_game_for_more_players_opens_a_lobby(world: World) -> None:
     assert table.status == "running" and set(table.seats) == {w.alice.id, w.bob.id, w.carol.id}
 
 
+async def test_a_rating_range_keeps_others_out(world: World) -> None:
+    w = world
+    # Bob wins two rated games against Carol: his rating moves away from a newcomer's 1500.
+    for _ in range(2):
+        seek = await post_seek(w, w.carol, "king")
+        await w.bob.click(seek, "Accept")
+        await w.fake.settle()
+        table = await w.table()
+        await w.running.store.resign(table.id, w.carol.id)
+        await w.fake.settle()
+    bob = await w.running.store.standing(w.guild.id, "king", w.bob.id)
+    assert bob is not None and abs(bob.rating - 1500) > 60
+    seek = await post_seek(w, w.alice, "king", rating_range=50)
+    assert "for ratings 1450–1550" in seek.text()
+    kept_out = await w.bob.click(seek, "Accept")
+    text = await refused(kept_out)
+    assert "for players rated 1450–1550" in text and f"you are rated {round(bob.rating)}" in text
+    await w.mod.click(seek, "Accept")  # a newcomer, like Alice
+    await w.fake.settle()
+    assert (await w.table()).seats == (w.alice.id, w.mod.id)
+
+
+async def test_a_deleted_channel_takes_its_seeks(world: World) -> None:
+    w = world
+    side = w.guild.add_text_channel("side")
+    handle = await w.alice.slash(side, "siege seek", game="king")
+    assert handle.response_message is not None
+    await w.fake.settle()
+    w.fake.delete_channel(side)
+    await w.fake.settle()
+    assert "Nobody is seeking" in await refused(await w.bob.slash(w.channel, "siege seeks"))
+    await post_seek(w, w.alice, "king")  # her seek of that game is gone: a new one may go up
+
+
 async def test_refusals_of_the_command(world: World) -> None:
     w = world
+    guide = await w.carol.slash(w.channel, "siege help")
+    assert "`/siege seek`" in await refused(guide) and "`/siege seeks`" in await refused(guide)
     solo = await w.alice.slash(w.channel, "siege seek", game="kurth")
     assert "Pick a game for two or more from the list" in await refused(solo)
     clockless = await w.alice.slash(w.channel, "siege seek", game="king", time_control="hourly")
