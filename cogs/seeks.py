@@ -4,9 +4,11 @@ A seek is a public message in the channel with **Accept** and **Withdraw** butto
 :class:`SeekButton`). The first member who accepts (never its author) plays its author: the store
 closes the seek and opens the table in one transaction (see :mod:`storage.seeks`), then the
 seek's message says who accepted and the table is posted below it, as an accepted challenge's
-is, with its panels and first turn ping. A two-player game starts at once, the author first; a
-game for more players opens as a lobby with both seated, which others join and the author starts.
-Whoever clicks a seek that closed meanwhile (taken, withdrawn, expired) reads why.
+is, with its panels and first turn ping. When the channel has an open table meanwhile, the game
+opens in a thread started from the seek's message instead. A two-player game starts at once,
+the author first; a game for more players opens as a lobby with both seated, which others join
+and the author starts. Whoever clicks a seek that closed meanwhile (taken, withdrawn, expired)
+reads why.
 
 A seek closes by itself after a day (the sweeper, :meth:`Seeks.sweep`), or when its author starts
 or joins another game: the store closes it in that game's transaction, and its message is edited
@@ -40,6 +42,8 @@ from storage.shards import Shards
 
 log = logging.getLogger("siege.seeks")
 
+#: Discord's answer to a second thread started from one message.
+THREAD_EXISTS_CODE = 160004
 #: ``/siege seeks`` shows at most this many (an embed's description holds 4,096 characters).
 LISTED = 20
 
@@ -178,7 +182,11 @@ class Seeks:
     async def on_accept(self, interaction: discord.Interaction[Any], sid: int) -> None:
         async def flow() -> None:
             await self.guard.remember(interaction)
-            outcome = await self.store.accept_seek(sid, interaction.user.id)
+            user = interaction.user.id
+            seek = await self.store.acceptable_seek(sid, user)  # refusals before any thread
+            busy = await self.store.open_table_in(seek.channel_id)
+            where = None if busy is None else await self.thread_for(seek)
+            outcome = await self.store.accept_seek(sid, user, where)
 
             async def follow_up() -> None:
                 seek, table = outcome.seek, outcome.table
@@ -206,6 +214,26 @@ class Seeks:
             await self.guard.after_commit(interaction, follow_up(), done="You withdrew the seek")
 
         await self.guard.guarded(interaction, flow)
+
+    async def thread_for(self, seek: SeekRecord) -> int:
+        """The thread started from the seek's message, for its game when the channel has an
+        open table (one thread per message: a second click finds the first one's)."""
+        refusal = TableError(
+            "The channel has an open table, so this game cannot open there yet, and I may not "
+            "start a thread here; accept again once it is closed (the seek stays open until "
+            "it expires)."
+        )
+        if seek.message_id is None:
+            raise refusal
+        channel = self.client.get_partial_messageable(seek.channel_id, guild_id=seek.guild_id)
+        name = f"{get_game(seek.game).title} · seek #{seek.id}"
+        try:
+            thread = await channel.get_partial_message(seek.message_id).create_thread(name=name)
+        except discord.HTTPException as exc:
+            if exc.code == THREAD_EXISTS_CODE:
+                return seek.message_id  # a thread started from a message has its id
+            raise refusal from None
+        return thread.id
 
     async def post_table(self, table: TableRecord) -> None:
         """The accepted seek's table, below its message: a started game as an accepted
@@ -303,7 +331,13 @@ class Seeks:
         if table.status == "lobby":
             return (
                 f"✅ {taker} accepted {author}'s seek for {terms(seek)}: table #{table.id} is "
-                f"open below; more players may join it until {author} starts the game."
+                f"open in <#{table.channel_id}>; more players may join it until {author} starts "
+                "the game."
+            )
+        if table.channel_id != seek.channel_id:
+            where = f"in its thread <#{table.channel_id}> (this channel has a table)"
+            return (
+                f"✅ {taker} accepted {author}'s seek for {terms(seek)}: table #{table.id} {where}."
             )
         return f"✅ {taker} accepted {author}'s seek for {terms(seek)}: table #{table.id} below."
 

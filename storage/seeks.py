@@ -101,11 +101,6 @@ def post(
     if engine.max_seats == 1:
         raise records.TableError(f"{engine.title} is a solo game: start it with /play.")
     clock.per_move(time_control)  # refuses an unknown control before anything is written
-    if records.open_table_in(conn, channel_id) is not None:
-        raise records.TableError(
-            "This channel has an open table, so a game could not open here. Seek from a "
-            "thread (each thread is a channel of its own), or once the table is closed."
-        )
     row = conn.execute(
         "SELECT id FROM seeks WHERE status = 'open' AND author_id = ?"
         " AND game = ? AND guild_id = ? AND expires_at > ?",
@@ -144,11 +139,8 @@ def post(
     return require(conn, cur.lastrowid)
 
 
-def accept(
-    conn: Connection, seek_id: int, user_id: int, moment: datetime, seed: int
-) -> SeekOutcome:
-    """``user_id`` accepts: the seek closes and its table opens, in this transaction (a channel
-    that has an open table now refuses, and the seek stays open)."""
+def acceptable(conn: Connection, seek_id: int, user_id: int, moment: datetime) -> SeekRecord:
+    """The seek, if ``user_id`` may accept it now; else its sentence."""
     seek = _open(conn, seek_id, moment)
     if user_id == seek.author_id:
         raise records.TableError(
@@ -161,6 +153,24 @@ def accept(
                 f"This seek is for players rated {seek.rating_low}–{seek.rating_high} in "
                 f"{get_game(seek.game).title} here; you are rated {rating}."
             )
+    return seek
+
+
+def accept(
+    conn: Connection,
+    seek_id: int,
+    user_id: int,
+    moment: datetime,
+    seed: int,
+    channel_id: int | None = None,
+) -> SeekOutcome:
+    """``user_id`` accepts: the seek closes and its table opens, in this transaction, in its
+    channel or (``channel_id``) the thread started from its message. A channel that has an
+    open table refuses, and the seek stays open."""
+    seek = acceptable(conn, seek_id, user_id, moment)
+    where = seek.channel_id if channel_id is None else channel_id
+    if where not in (seek.channel_id, seek.message_id):
+        raise records.TableError("A seek's game opens in its channel or its own thread.")
     now = clock.stamp(moment)
     closed = conn.execute(
         "UPDATE seeks SET status = 'accepted', accepted_by = ?, updated_at = ?"
@@ -174,7 +184,7 @@ def accept(
         table = tables.new_table(
             conn,
             guild_id=seek.guild_id,
-            channel_id=seek.channel_id,
+            channel_id=where,
             game=seek.game,
             options=seek.options,
             seed=seed,
@@ -186,7 +196,7 @@ def accept(
         )
     except records.TableExists:
         raise records.TableError(
-            "The channel has an open table now, so this game cannot open there yet; accept "
+            "The channel has an open table, so this game cannot open there yet; accept "
             "again once it is closed (the seek stays open until it expires)."
         ) from None
     conn.execute("UPDATE seeks SET table_id = ? WHERE id = ?", (table.id, seek.id))
@@ -338,10 +348,20 @@ class Seeks(StoreBase):
 
         return await self._write(run)
 
-    async def accept_seek(self, seek_id: int, user_id: int) -> SeekOutcome:
-        """Take the other seat of an open seek; its table opens in the same transaction."""
+    async def accept_seek(
+        self, seek_id: int, user_id: int, channel_id: int | None = None
+    ) -> SeekOutcome:
+        """Take the other seat of an open seek; its table opens in the same transaction, in
+        the seek's channel or (``channel_id``) the thread started from its message."""
         moment, seed = self._moment(), random.SystemRandom().randrange(2**62)
-        return await self._write(lambda conn: accept(conn, seek_id, user_id, moment, seed))
+        return await self._write(
+            lambda conn: accept(conn, seek_id, user_id, moment, seed, channel_id)
+        )
+
+    async def acceptable_seek(self, seek_id: int, user_id: int) -> SeekRecord:
+        """The seek if ``user_id`` may accept it now (a read: the accept checks again)."""
+        moment = self._moment()
+        return await self._read(lambda conn: acceptable(conn, seek_id, user_id, moment))
 
     async def withdraw_seek(self, seek_id: int, user_id: int) -> SeekRecord:
         moment = self._moment()
@@ -403,6 +423,7 @@ __all__ = [
     "SeekRecord",
     "Seeks",
     "accept",
+    "acceptable",
     "expire",
     "post",
     "rating_of",

@@ -3,12 +3,14 @@
 two members clicking Accept at once get one game and one sentence; its author cannot accept it
 and may withdraw it; it expires after a day (a clock the test moves, and the sweeper); it is
 withdrawn when its author starts or joins another game; a game for more players opens as a
-lobby; ``/siege seeks`` lists the open ones; and a seek posted before a restart still works."""
+lobby; in a channel that has a table meanwhile, the game opens in a thread of the seek;
+``/siege seeks`` lists the open ones; and a seek posted before a restart still works."""
 
 from __future__ import annotations
 
 import asyncio
 
+import discord
 import pytest
 
 from tests.e2e.test_clock_e2e import sweep, with_clock
@@ -215,10 +217,29 @@ async def test_refusals_of_the_command(world: World) -> None:
     await post_seek(w, w.alice, "king")
     again = await w.alice.slash(w.channel, "siege seek", game="king")
     assert "already seek a game of Siege the King" in await refused(again)
-    busy = w.guild.add_text_channel("busy")
-    await w.carol.slash(busy, "play castles-besieged")
-    there = await w.bob.slash(busy, "siege seek", game="castles")
-    assert "open table" in await refused(there)
+
+
+async def test_in_a_busy_channel_the_game_opens_in_a_thread(world: World) -> None:
+    w = world
+    seek = await post_seek(w, w.alice, "king")
+    lobby = (await w.carol.slash(w.channel, "play castles-besieged")).response_message
+    assert lobby is not None
+    allowed = w.fake.bot_permissions  # first without Create Public Threads: a sentence
+    w.fake.bot_permissions = allowed & ~discord.Permissions(create_public_threads=True).value
+    refused_click = await w.bob.click(seek, "Accept")
+    assert "may not start a thread here" in await refused(refused_click)
+    assert (await w.running.store.open_seeks(w.guild.id))[0].message_id == seek.id
+    assert seek.id not in w.fake.channels
+    w.fake.bot_permissions = allowed
+    await w.bob.click(seek, "Accept")
+    await w.fake.settle()
+    thread = w.fake.channels[seek.id]  # a thread started from a message has its id
+    assert thread.parent_id == w.channel.id
+    table = await w.table(thread)
+    assert table.status == "running" and table.seats == (w.alice.id, w.bob.id)
+    assert w.table_message(table).channel_id == thread.id
+    assert f"in its thread <#{thread.id}>" in w.fake.latest(seek).text()
+    assert (await w.table()).game == "castles"  # Carol's lobby is still the channel's
 
 
 async def test_a_seek_survives_a_restart(world: World) -> None:

@@ -64,16 +64,17 @@ async def test_refusals_change_nothing(timed: Store) -> None:
         await timed.accept_seek(posted.id + 100, BOB)
     assert (await timed.get_seek(posted.id)) == posted
     assert await count(timed, "SELECT count(*) FROM tables") == 0
-    # A busy channel: no seek posted there, and one posted before waits for it to close.
-    lobby = await timed.create_table(guild_id=GUILD, channel_id=OTHER, game="castles", host_id=9)
-    with pytest.raises(TableError, match="open table"):
-        await seek(timed, author=CAROL, channel=OTHER)
-    await timed.cancel(lobby.id)
-    early = await seek(timed, author=CAROL, channel=OTHER, game="castles")
+    # A busy channel: its seek waits for the table to close, or opens in its own thread.
     await timed.create_table(guild_id=GUILD, channel_id=OTHER, game="castles", host_id=9)
+    early = await seek(timed, author=CAROL, channel=OTHER, game="castles")
     with pytest.raises(TableError, match="accept again once it is closed"):
         await timed.accept_seek(early.id, BOB)
     assert (await timed.get_seek(early.id)) == early  # still open, nobody seated
+    await timed.set_seek_message(early.id, 777)
+    with pytest.raises(TableError, match="its channel or its own thread"):
+        await timed.accept_seek(early.id, BOB, channel_id=778)
+    table = (await timed.accept_seek(early.id, BOB, channel_id=777)).table
+    assert table.channel_id == 777 and table.seats == (CAROL, BOB)
 
 
 async def test_withdrawn_by_its_author(timed: Store) -> None:
