@@ -152,6 +152,17 @@ async def test_starting_or_joining_another_game_withdraws_it(world: World) -> No
     text = await refused(await w.carol.slash(w.channel, "siege seeks"))
     assert "Nobody is seeking" in text
 
+    # Carol accepts a challenge: hers goes too.
+    carol_seek = await post_seek(w, w.carol, "castles")
+    await w.mod.slash(w.channel, "siege challenge", user=w.carol, game="king")
+    await w.fake.settle()
+    invite = [m for m in w.carol.dms() if "challenges you" in m.text()][-1]
+    await w.carol.click(invite, "Accept")
+    await w.fake.settle()
+    assert (await w.table()).seats == (w.mod.id, w.carol.id)
+    shown = w.fake.latest(carol_seek)
+    assert shown.buttons() == [] and "started or joined another game" in shown.text()
+
 
 async def test_a_game_for_more_players_opens_a_lobby(world: World) -> None:
     w = world
