@@ -42,6 +42,7 @@ TABLES = (
     "meta",
     "offers",
     "offer_seats",
+    "seeks",
     "cancel_offers",
 )
 #: The order rows are read in (a table's primary key), so a rematch follows the game it repeats.
@@ -59,9 +60,10 @@ ORDER = {
     "meta": "key",
     "offers": "id",
     "offer_seats": "offer_id, seat",
+    "seeks": "id",
     "cancel_offers": "id",
 }
-IDENTITIES = ("tables", "offers", "cancel_offers")
+IDENTITIES = ("tables", "offers", "seeks", "cancel_offers")
 
 
 class CopyFailed(Exception):
