@@ -104,6 +104,15 @@ class Departures(StoreBase):
         )
         return None if value is None else str(value)
 
+    async def departed_guilds(self) -> set[int]:
+        """The servers whose data waits to be deleted."""
+
+        def run(conn: Connection) -> set[int]:
+            rows = conn.execute("SELECT guild_id FROM guild_departures").fetchall()
+            return {int(row[0]) for row in rows}
+
+        return await self._db.read(run)
+
     async def delete_departed(self) -> list[int]:
         """The sweeper's: delete the data of every server whose time is up."""
         now = self._now()
