@@ -13,6 +13,9 @@ from dataclasses import dataclass
 
 #: The rows of one server's tables, for the tables that hang off ``tables`` by ``table_id``.
 _OF_SERVER_TABLES = "table_id IN (SELECT id FROM tables WHERE guild_id = ?)"
+#: A player's rows of a table keyed by ``table_id`` without an index on ``user_id``: found
+#: through their seats (an index), so a big log is never read whole.
+_AT_THEIR_SEATS = "table_id IN (SELECT table_id FROM seats WHERE user_id = ?) AND user_id = ?"
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,8 @@ class Kept:
     #: Columns holding a sorted comma-separated list of user ids (in a table keyed by
     #: ``table_id``).
     user_lists: tuple[str, ...] = ()
-    #: The rows that name a player: a WHERE clause whose every ``?`` is their user id.
+    #: The rows that name a player: a WHERE clause whose every ``?`` is their user id. (Seats
+    #: are replaced after the tables above them here, so a clause may go through them.)
     mine: str | None = None
     #: One server's rows: a WHERE clause whose every ``?`` is the server id (``None``: the rows
     #: belong to no server and stay when a server is deleted).
@@ -78,7 +82,7 @@ KEPT: dict[str, Kept] = {
         "be kept up to date rather than sent again)",
         YOURS,
         users=("user_id",),
-        mine="user_id = ?",
+        mine=_AT_THEIR_SEATS,
         server=_OF_SERVER_TABLES,
         removed=True,
     ),
@@ -86,7 +90,7 @@ KEPT: dict[str, Kept] = {
         "your daily-challenge attempts: day, board, score, turns (the daily board)",
         GAMES,
         users=("user_id",),
-        mine="user_id = ?",
+        mine=_AT_THEIR_SEATS,
         server="guild_id = ?",
     ),
     "actions": Kept(
@@ -94,7 +98,7 @@ KEPT: dict[str, Kept] = {
         "that a game was played by its rules)",
         GAMES,
         users=("user_id",),
-        mine="user_id = ?",
+        mine=_AT_THEIR_SEATS,
         server=_OF_SERVER_TABLES,
         hidden=("events",),
     ),

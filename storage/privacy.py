@@ -105,7 +105,10 @@ def forget(conn: Connection, user_id: int, moment: datetime) -> Forgotten:
             conn.execute(f"DELETE FROM {name} WHERE {kept.mine}", params(kept.mine, user_id))
             continue
         for column in kept.users:
-            conn.execute(f"UPDATE {name} SET {column} = ? WHERE {column} = ?", (former, user_id))
+            conn.execute(
+                f"UPDATE {name} SET {column} = ? WHERE ({kept.mine}) AND {column} = ?",
+                (former, *params(kept.mine, user_id), user_id),
+            )
     # Seats live beside their table's row: bump the open tables' versions, so a writer holding
     # one in memory reads it again (see storage/playing.py).
     rows = conn.execute(
