@@ -14,7 +14,7 @@ from tests.e2e.test_boards_e2e import resigned_game
 from tests.e2e.test_castles_e2e import DEALER_BOB, dm_panel, open_game
 from tests.e2e.test_clock_e2e import sweep, with_clock
 from tests.e2e.world import World
-from tests.fakecord import FakeMessage
+from tests.fakecord import FakeMessage, stop_client
 
 pytestmark = pytest.mark.e2e
 
@@ -162,3 +162,20 @@ async def test_a_server_removed_and_added_back(world: World) -> None:
     assert "alice" not in history.response_message.text()
     document = await export_of(w, w.alice)
     assert all(found == [] for name, found in document["rows"].items() if name != "players")  # type: ignore[union-attr]
+
+
+async def test_added_back_while_the_bot_was_down(world: World) -> None:
+    """Discord tells a bot that was offline of a server it is in again only by the server's
+    GUILD_CREATE at start-up: that too cancels the deletion."""
+    w = world
+    await with_clock(w)
+    await resigned_game(w)
+    w.fake.remove_bot(w.guild)
+    await w.fake.settle()
+    assert await w.running.store.departure(w.guild.id) is not None
+    await w.fake.settle()
+    await stop_client(w.running)
+    w.fake.add_bot_back(w.guild)  # nobody connected hears it
+    await w.start_bot()
+    await w.fake.settle()
+    assert await w.running.store.departure(w.guild.id) is None

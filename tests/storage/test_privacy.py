@@ -249,3 +249,36 @@ async def test_a_server_left_is_deleted_after_its_window(db_path: Path | str, cl
         assert (await reopened.export_player(CAROL))["daily_attempts"] == []
     finally:
         await reopened.close()
+
+
+async def test_forgotten_at_a_table_that_plays_on(store: Store) -> None:
+    """Tower poker goes on without a seat that resigns: the others play on beside a former
+    player, whose seat never comes to act."""
+    table = await store.create_table(
+        guild_id=GUILD,
+        channel_id=next(channels),
+        game="towers",
+        host_id=ALICE,
+        seats=(ALICE, BOB, CAROL),
+        start=True,
+        seed=5,
+    )
+    forgotten = await store.forget_player(ALICE)
+    former = forgotten.former_id
+    ((resigned, _events),) = forgotten.resigned
+    assert resigned.status == "running" and resigned.seats == (former, BOB, CAROL)
+    assert [t.id for t in forgotten.changed] == [table.id]
+    game = resigned.engine
+    for _ in range(200):  # play on (the first legal action each time) until the end
+        now = await store.get_table(table.id)
+        assert now is not None
+        if now.status != "running":
+            break
+        state = now.running_state()
+        seat = game.to_act(state)
+        assert seat is not None and now.seats[seat] != former
+        action = game.legal_actions(state, seat)[0]
+        await store.act(table.id, now.seats[seat], action, now.ply)
+    finished = await store.get_table(table.id)
+    assert finished is not None and finished.status == "over"
+    assert await mentions(store, ALICE) == []
