@@ -98,6 +98,11 @@ async def test_delete_in_the_middle_of_a_running_game(world: World) -> None:
     await w.fake.settle()
     panel = dm_panel(w, w.alice, table)
     bob_dms = len(w.bob.dms())
+    elsewhere = w.guild.add_text_channel("elsewhere")
+    await w.fake.settle()
+    await w.carol.slash(elsewhere, "siege challenge", user=w.alice, game="king")
+    await w.fake.settle()
+    (invite,) = [m for m in w.alice.dms() if "challenges you" in m.text()]
 
     asked = await w.alice.slash(w.channel, "siege privacy delete")
     assert asked.response_message is not None
@@ -115,6 +120,8 @@ async def test_delete_in_the_middle_of_a_running_game(world: World) -> None:
     shown = w.table_message(over).text()
     assert "Result" in shown and "former player" in shown and w.alice.mention not in shown
     assert w.fake.messages[panel.id].deleted  # her DM panel is gone
+    withdrawn = w.fake.latest(invite)  # and Carol's challenge with it
+    assert "withdrawn" in withdrawn.text() and withdrawn.buttons() == []
     # The channel is free for a new game, and Alice can play again afresh.
     again = await w.alice.slash(w.channel, "play castles-besieged")
     assert again.response_message is not None and not again.ephemeral
