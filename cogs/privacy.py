@@ -34,6 +34,7 @@ log = logging.getLogger("siege.privacy")
 #: Above this the export goes out gzipped (Discord takes files up to 10 MiB from a bot).
 EXPORT_PLAIN_MAX = 8 * 1024 * 1024
 WITHDRAWN = "This offer was withdrawn: a player deleted their data."
+SEEK_WITHDRAWN = "This open challenge was withdrawn: its author deleted their data."
 
 
 def about_text(server_days: int) -> str:
@@ -154,7 +155,8 @@ class PlayerData:
         view.add_item(ForgetButton(interaction.user.id))
         await interaction.response.send_message(
             "Delete your data? Your settings, DM panels, challenges and offers are deleted, your "
-            "running games are resigned and your open lobbies closed, and in finished games you "
+            "running games are resigned, your open lobbies and open challenges (seeks) closed, "
+            "and in finished games you "
             "become an anonymous former player (the other players' games and ratings stay as "
             "they were). This cannot be undone.",
             view=view,
@@ -200,6 +202,12 @@ class PlayerData:
             with contextlib.suppress(discord.HTTPException):
                 await channel.get_partial_message(offer.message_id).edit(
                     content=WITHDRAWN, view=None
+                )
+        for channel_id, message_id in forgotten.seeks:
+            channel = self.client.get_partial_messageable(channel_id)
+            with contextlib.suppress(discord.HTTPException):
+                await channel.get_partial_message(message_id).edit(
+                    content=SEEK_WITHDRAWN, embed=None, view=None
                 )
         for channel_id, message_id in forgotten.panels:
             dm = self.client.get_partial_messageable(channel_id)

@@ -29,8 +29,8 @@ class Departure:
 
 
 def depart(conn: Connection, guild_id: int, moment: datetime, keep_for: timedelta) -> Departure:
-    """Close the server's open tables and offers and plan the deletion of its data (a second
-    removal keeps the first date)."""
+    """Close the server's open tables, offers and open challenges and plan the deletion of its
+    data (a second removal keeps the first date)."""
     now = clock.stamp(moment)
     closed = []
     rows = conn.execute(
@@ -45,6 +45,11 @@ def depart(conn: Connection, guild_id: int, moment: datetime, keep_for: timedelt
             continue
     conn.execute(
         "UPDATE offers SET status = 'expired', updated_at = ?"
+        " WHERE guild_id = ? AND status = 'open'",
+        (now, guild_id),
+    )
+    conn.execute(
+        "UPDATE seeks SET status = 'expired', updated_at = ?"
         " WHERE guild_id = ? AND status = 'open'",
         (now, guild_id),
     )

@@ -77,6 +77,15 @@ KEPT: dict[str, Kept] = {
         server="guild_id = ?",
         removed=True,
     ),
+    "seeks": Kept(
+        "the open challenges you posted or accepted in a channel: game, options, who may "
+        "accept, status, the game it opened (whether it counts for ratings); yours still open "
+        "are withdrawn when you delete your data",
+        GAMES,
+        users=("author_id", "accepted_by"),
+        mine="author_id = ? OR accepted_by = ?",
+        server="guild_id = ?",
+    ),
     "dm_panels": Kept(
         "the ids of the DM messages that hold your private panel for each table (so they can "
         "be kept up to date rather than sent again)",

@@ -2,11 +2,12 @@
 
 Both follow the declaration of :mod:`storage.kept`. Forgetting is one transaction: the player's
 running games are resigned (the results recorded as for any resignation), the lobbies they host
-are cancelled and those they joined left, their settings, DM panels and offers are deleted, and
-their id in every game they played (seats, moves, results, ratings, daily attempts) becomes the
-id of a *former player*: a random negative number (see :mod:`storage.computers`), one per
-forgotten player, never a Discord id and linked to theirs nowhere, so the other players' games,
-histories and ratings stay exactly as they were (a recompute gives the same boards).
+are cancelled and those they joined left, their open challenges withdrawn, their settings, DM
+panels and offers are deleted, and their id in every game they played (seats, moves, results,
+ratings, daily attempts, the challenges that opened games) becomes the id of a *former player*:
+a random negative number (see :mod:`storage.computers`), one per forgotten player, never a
+Discord id and linked to theirs nowhere, so the other players' games, histories and ratings stay
+exactly as they were (a recompute gives the same boards).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class Forgotten:
     changed: tuple[TableRecord, ...]
     #: Offers that were open (their messages still show Accept / Decline).
     withdrawn: tuple[OfferRecord, ...]
+    #: The (channel id, message id) of the open challenges (seeks) they posted, now withdrawn.
+    seeks: tuple[tuple[int, int], ...]
     #: The (DM channel id, message id) of the player's panels.
     panels: tuple[tuple[int, int], ...]
 
@@ -87,6 +90,15 @@ def forget(conn: Connection, user_id: int, moment: datetime) -> Forgotten:
     resigned = _resign_all(conn, user_id, moment)
     lobbies = _leave_lobbies(conn, user_id, now)
     withdrawn = _remove_offers(conn, user_id)
+    seeks = tuple(
+        (int(channel), int(message))
+        for channel, message in conn.execute(
+            "UPDATE seeks SET status = 'withdrawn', updated_at = ?"
+            " WHERE status = 'open' AND author_id = ? RETURNING channel_id, message_id",
+            (now, user_id),
+        ).fetchall()
+        if message is not None
+    )
     panels = tuple(
         (int(channel), int(message))
         for channel, message in conn.execute(
@@ -122,6 +134,7 @@ def forget(conn: Connection, user_id: int, moment: datetime) -> Forgotten:
         resigned=tuple((_table(conn, table.id) or table, events) for table, events in resigned),
         changed=tuple(table for table in changed if table is not None),
         withdrawn=withdrawn,
+        seeks=seeks,
         panels=panels,
     )
 

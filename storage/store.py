@@ -37,6 +37,7 @@ from storage.privacy import Privacy
 from storage.reading import Reading
 from storage.results import Results
 from storage.schema import Schema
+from storage.seeks import Seeks
 
 
 class Store(
@@ -45,6 +46,7 @@ class Store(
     Playing,
     Deadlines,
     Offers,
+    Seeks,
     Dailies,
     Results,
     Players,

@@ -43,6 +43,7 @@ TABLES = (
     "offers",
     "offer_seats",
     "guild_departures",
+    "seeks",
 )
 #: The order rows are read in (a table's primary key), so a rematch follows the game it repeats.
 ORDER = {
@@ -60,8 +61,9 @@ ORDER = {
     "offers": "id",
     "offer_seats": "offer_id, seat",
     "guild_departures": "guild_id",
+    "seeks": "id",
 }
-IDENTITIES = ("tables", "offers")
+IDENTITIES = ("tables", "offers", "seeks")
 
 
 class CopyFailed(Exception):

@@ -103,6 +103,7 @@ async def test_export_holds_every_row_naming_the_player(store: Store) -> None:
         difficulty="normal",
         day="2026-11-25",
     )
+    await store.post_seek(guild_id=GUILD, channel_id=next(channels), game="king", author_id=ALICE)
     data = await store.export_player(ALICE)
     json.dumps(data)  # the file is JSON
     for table, kept in KEPT.items():
@@ -144,6 +145,10 @@ async def test_forgetting_keeps_everyone_elses_boards(db_path: Path | str, clock
             challenger_id=ALICE,
             challenged_id=CAROL,
         )
+        seek = await store.post_seek(
+            guild_id=GUILD, channel_id=next(channels), game="king", author_id=ALICE
+        )
+        await store.set_seek_message(seek.id, 4242)
         before = await boards(store)
 
         forgotten = await store.forget_player(ALICE)
@@ -155,6 +160,10 @@ async def test_forgetting_keeps_everyone_elses_boards(db_path: Path | str, clock
         assert ended is not None and ended.status == "over" and ended.seats == (BOB, former)
         assert [o.id for o in forgotten.withdrawn] == [offer.id]
         assert forgotten.panels == ((900, 901),)
+        assert forgotten.seeks == ((seek.channel_id, 4242),)
+        withdrawn = await store.get_seek(seek.id)
+        assert withdrawn is not None and withdrawn.status == "withdrawn"
+        assert withdrawn.author_id == former
         assert {t.id for t in forgotten.changed} == {lobby.id, joined.id}
         cancelled = await store.get_table(lobby.id)
         assert cancelled is not None and cancelled.status == "cancelled"
