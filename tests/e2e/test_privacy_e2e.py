@@ -41,6 +41,11 @@ async def test_privacy_info_export_and_delete(world: World) -> None:
     before = board_lines(board.response_message)
     assert len(before) == 2 and any("alice" in line for line in before)
 
+    posted = await w.alice.slash(w.channel, "siege seek", game="king")  # an open challenge
+    seek = posted.response_message
+    assert seek is not None and [b.label for b in seek.buttons()] == ["Accept", "Withdraw"]
+    await w.fake.settle()  # its message id is stored after the answer
+
     # What is kept, in plain words, privately.
     info = await w.alice.slash(w.channel, "siege privacy info")
     assert info.ephemeral and info.response_message is not None
@@ -59,6 +64,7 @@ async def test_privacy_info_export_and_delete(world: World) -> None:
     assert all("state" not in row and "seed" not in row for row in rows["tables"])
     assert {row["user_id"] for row in rows["seats"]} == {w.alice.id}
     assert len(rows["result_seats"]) == 2 and len(rows["ratings"]) == 2
+    assert [row["status"] for row in rows["seeks"]] == ["open"]
 
     # Delete: asked first (nothing is deleted until the click).
     asked = await w.alice.slash(w.channel, "siege privacy delete")
@@ -70,6 +76,8 @@ async def test_privacy_info_export_and_delete(world: World) -> None:
     assert done.ephemeral
     assert "Your data is deleted" in w.fake.latest(asked.response_message).text()
     assert all(found == [] for found in (await export_of(w, w.alice))["rows"].values())  # type: ignore[union-attr]
+    closed = w.fake.latest(seek)
+    assert "withdrawn" in closed.text() and closed.buttons() == []
 
     # Bob's history and the boards name a former player; the recompute changes no one's line.
     history = await w.bob.slash(w.channel, "siege history")
