@@ -19,8 +19,9 @@ concerns of ``storage/`` together, each a class beside its SQL on one base (stor
 the database, the clock, reads and writes): tables and their logs (reading.py), the lobby
 (lobby.py), moves (playing.py), clocks (deadlines.py), aborts, agreed ends and claims
 (endings.py), offers (offers.py), the daily challenge
-(daily.py), results and ratings (results.py), players and DM panels (players.py) and the schema
-(schema.py). The records and errors they share are in records.py, the table-level writes in
+(daily.py), results and ratings (results.py), players and DM panels (players.py), a player's
+data on request (privacy.py, declared in kept.py), servers the bot left (departures.py) and the
+schema (schema.py). The records and errors they share are in records.py, the table-level writes in
 tables.py.
 """
 
@@ -28,11 +29,13 @@ from __future__ import annotations
 
 from storage.daily import Dailies
 from storage.deadlines import Deadlines
+from storage.departures import Departures
 from storage.endings import Endings
 from storage.lobby import Lobby
 from storage.offers import Offers
 from storage.players import Players
 from storage.playing import Playing
+from storage.privacy import Privacy
 from storage.reading import Reading
 from storage.results import Results
 from storage.schema import Schema
@@ -40,7 +43,19 @@ from storage.seeks import Seeks
 
 
 class Store(
-    Reading, Lobby, Playing, Deadlines, Endings, Offers, Seeks, Dailies, Results, Players, Schema
+    Reading,
+    Lobby,
+    Playing,
+    Deadlines,
+    Endings,
+    Offers,
+    Seeks,
+    Dailies,
+    Results,
+    Players,
+    Privacy,
+    Departures,
+    Schema,
 ):
     """The one gateway to the database. Create with :meth:`open`; close with :meth:`close`."""
 

@@ -42,6 +42,7 @@ TABLES = (
     "meta",
     "offers",
     "offer_seats",
+    "guild_departures",
     "seeks",
     "cancel_offers",
 )
@@ -60,6 +61,7 @@ ORDER = {
     "meta": "key",
     "offers": "id",
     "offer_seats": "offer_id, seat",
+    "guild_departures": "guild_id",
     "seeks": "id",
     "cancel_offers": "id",
 }
