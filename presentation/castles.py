@@ -27,7 +27,9 @@ from presentation.base import (
     ply_turn,
     since_block,
 )
-from presentation.castles_table import SIDE_NAMES, alt_text, render_table
+from presentation.castles_table import NAME_W, alt_text, render_table
+from presentation.knights_board import load_font
+from presentation.picture_text import picture_names, result_words
 
 ATTACK_BUTTONS_MAX = 5
 NEW_MARK = "🆕"
@@ -53,12 +55,17 @@ class CastlesRenderer:
     marks_new_cards = True
     panel_pictures = False
 
-    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+    def table_image(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> bytes | None:
         # The picture shows the rows facing each other; the embed keeps the same facts as text.
-        return render_table(view, last_events)
+        drawn = picture_names(names, 2, load_font(22, bold=True), NAME_W)
+        return render_table(view, last_events, drawn, result_words(view, drawn, self.result_line))
 
-    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
-        return alt_text(view, last_events)
+    def image_alt(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> str:
+        return alt_text(view, last_events, names, result_words(view, names, self.result_line))
 
     def panel_image(
         self, view: View, legal: list[Action], stage: str | None = None
@@ -147,7 +154,7 @@ class CastlesRenderer:
     def _seat_line(self, summary: View, names: list[str], seat: int) -> str:
         dealer = " · dealer" if summary["dealer"] == seat else ""
         return (
-            f"🏰 {SIDE_NAMES[seat]} {names[seat]} — hits taken "
+            f"🏰 {names[seat]} — hits taken "
             f"**{summary['hits'][seat]}**/{HITS_TO_LOSE} · {summary['hand_sizes'][seat]} in hand"
             f"{dealer}"
         )

@@ -35,7 +35,7 @@ from presentation.base import (
     View,
     since_block,
 )
-from presentation.king_table import SIDE_NAMES, alt_text, render_table
+from presentation.king_table import NAME_W, alt_text, render_table
 from presentation.king_words import (
     FACE_DOWN_LEGEND,
     KING_MARK,
@@ -47,6 +47,8 @@ from presentation.king_words import (
     _position,
     _where,
 )
+from presentation.knights_board import load_font
+from presentation.picture_text import picture_names, result_words, seat_names
 
 
 class KingRenderer:
@@ -56,16 +58,29 @@ class KingRenderer:
     marks_new_cards = True
     panel_pictures = False
 
-    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+    def table_image(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> bytes | None:
         # All six columns as a picture; the embed keeps the same facts as text.
-        return render_table(view, last_events, self._picture_line)
+        drawn = picture_names(names, 2, load_font(20, bold=True), NAME_W)
+        return render_table(
+            view,
+            last_events,
+            lambda events: self._picture_line(events, drawn),
+            drawn,
+            result_words(view, drawn, self.result_line),
+        )
 
-    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
-        return alt_text(view, last_events, self._picture_line(last_events))
+    def image_alt(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> str:
+        line = self._picture_line(last_events, names)
+        return alt_text(view, last_events, line, names, result_words(view, names, self.result_line))
 
-    def _picture_line(self, events: Sequence[Event]) -> str | None:
-        """The last action in words, with side names in place of mentions."""
-        lines = [line for e in events if (line := self.event_line(e, list(SIDE_NAMES))) is not None]
+    def _picture_line(self, events: Sequence[Event], names: Sequence[str]) -> str | None:
+        """The last action in words, with the players' plain names in place of mentions."""
+        sides = seat_names(names, 2)
+        lines = [line for e in events if (line := self.event_line(e, sides)) is not None]
         return " ".join(lines) or None
 
     def panel_image(

@@ -42,6 +42,8 @@ from presentation.base import (
     since_block,
 )
 from presentation.knights_board import last_move_text, render_board_png, text_board
+from presentation.knights_table import SIDE_WORDS, drawn_names, render_table
+from presentation.picture_text import result_words, seat_names
 
 SIDE_LABELS = GAME.about.sides
 SIDE_ICONS = ("🐎", "🏰")
@@ -74,13 +76,25 @@ class KnightsRenderer:
     marks_new_cards = False
     panel_pictures = True
 
-    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+    def table_image(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> bytes | None:
         # The public board from the attacker's end, as the rules and notation describe it; the
-        # view's last move is framed and a capture tagged.
-        return render_board_png(view)
+        # view's last move is framed and a capture tagged; the players' names above it.
+        drawn = drawn_names(names)
+        return render_table(view, drawn, result_words(view, drawn, self.result_line))
 
-    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
-        return board_alt(view, flip=False)
+    def image_alt(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> str:
+        sides = seat_names(names, 2)
+        parts = [f"{SIDE_WORDS[seat]}: {sides[seat]}." for seat in (ATTACKER, DEFENDER)]
+        result = result_words(view, sides, self.result_line)
+        if result is not None:
+            parts.insert(0, f"Game over: {result}")
+        elif view["to_act"] is not None:
+            parts.append(f"{sides[view['to_act']]} to move.")
+        return fit_alt(" ".join([*parts, board_alt(view, flip=False)]))
 
     def panel_image(
         self, view: View, legal: list[Action], stage: str | None = None

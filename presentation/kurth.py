@@ -56,10 +56,15 @@ class KurthRenderer:
     marks_new_cards = False
     panel_pictures = False
 
-    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+    def table_image(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> bytes | None:
+        # Played alone: the city is the player's, and its banner already says the end.
         return render_city_png(view)
 
-    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
+    def image_alt(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> str:
         """The city picture in words: round and turn, spirit and mana, where the player is,
         each location's markers, the passage (at most 1024 characters)."""
         summary = view["summary"]
