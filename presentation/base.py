@@ -181,6 +181,12 @@ class Renderer(Protocol):
         """A picture for the seat's panel and its alt text, or None (most games)."""
         ...
 
+    def hand_words(self, view: View, name: str) -> str | None:
+        """What a seat's own view holds beyond the table (its hand, a hidden castle), in the
+        third person for replays: opens with a bold line such as "**bob's hand** (3)". ``view``
+        is that seat's view, ``name`` its player; None when the game hides nothing."""
+        ...
+
     def table_controls(self, view: View, legal: list[Action]) -> list[Control]:
         """Public actions of the seat to act, shown on the table message."""
         ...

@@ -72,6 +72,12 @@ class CastlesRenderer:
     ) -> tuple[bytes, str] | None:
         return None
 
+    def hand_words(self, view: View, name: str) -> str | None:
+        hand: list[str] = view["hand"]
+        lines = [f"**{name}'s hand** ({len(hand)})"]
+        lines += [f"{_card(code)} {_flavour(code)}" for code in hand] or ["*empty*"]
+        return "\n".join(lines)
+
     def turn_number(self, view: View, ply: int) -> int:
         return ply_turn(view, ply)  # one action is one turn
 

@@ -88,6 +88,18 @@ class KingRenderer:
     ) -> tuple[bytes, str] | None:
         return None
 
+    def hand_words(self, view: View, name: str) -> str | None:
+        hand: list[str] = view["hand"]
+        lines = [f"**{name}'s hand** ({len(hand)})"]
+        lines += [f"{_emoji(code)} {card_name(code)}" for code in hand] or ["*empty*"]
+        order = view["castle"]
+        lines.append(f"**{name}'s castle**")
+        if order is None:
+            lines.append("*not arranged yet*")
+        else:
+            lines += _castle_lines(view["summary"]["columns"][view["seat"]], order)
+        return "\n".join(lines)
+
     def turn_number(self, view: View, ply: int) -> int:
         turn: int = view["summary"]["turn"]
         return turn if view["result"] is not None else turn + 1

@@ -108,6 +108,9 @@ class KnightsRenderer:
         png = render_board_png(view, flip=flip, highlight=marked, chosen=stage if marked else None)
         return png, board_alt(view, flip=flip, piece=stage if marked else None, marked=marked)
 
+    def hand_words(self, view: View, name: str) -> str | None:
+        return None  # every piece is on the board: nothing is hidden
+
     def turn_number(self, view: View, ply: int) -> int:
         return ply_turn(view, ply)  # the Commander's placement, then one move a turn
 

@@ -56,6 +56,10 @@ class KurthRenderer:
     marks_new_cards = False
     panel_pictures = False
 
+    def hand_words(self, view: View, name: str) -> str | None:
+        cards = [f"{card['name']} ({card['code']})" for card in view["hand"]]
+        return f"**{name}'s cards** ({len(cards)})\n" + ("\n".join(cards) or "*none*")
+
     def table_image(
         self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
     ) -> bytes | None:

@@ -135,6 +135,14 @@ class TowersRenderer:
     ) -> tuple[bytes, str] | None:
         return None
 
+    def hand_words(self, view: View, name: str) -> str | None:
+        hand: list[str] = view.get("hand") or []
+        lines = [f"**{name}'s cards:** {cards_text(hand)}"]
+        best = view.get("best")
+        if best is not None and hand:
+            lines.append(f"Best hand then: {hand_words(hand, best['tower'])}")
+        return "\n".join(lines)
+
     def turn_number(self, view: View, ply: int) -> int:
         return ply_turn(view, ply)
 
