@@ -136,7 +136,8 @@ class Replays:
         else:
             board.title = f"Replay of table #{tid} — move {step} of {moves}"
         self._footer(board, table, day)
-        picture = await self._picture(table, renderer, view, log[step - 1].events if step else [])
+        events = log[step - 1].events if step else []
+        picture = await self._picture(table, renderer, view, events, plain)
         if picture is not None:
             board.set_image(url=f"attachment://{picture.filename}")
         embeds = [board]
@@ -176,10 +177,10 @@ class Replays:
         renderer: Renderer,
         view: dict[str, Any],
         events: list[dict[str, Any]],
+        plain: list[str],
     ) -> discord.File | None:
         """The table picture of the step's position (the step's move marked), with its alt
         text, as the table showed it."""
-        plain = await plain_names(self.store, table.seats)
         png = await self.hall.pictures.render(table.game, renderer.table_image, view, events, plain)
         if png is None:
             return None
