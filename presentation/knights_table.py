@@ -8,6 +8,7 @@ Reads only the spectator view, as the board does; the names are plain text from 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -34,8 +35,10 @@ STRIP_LINE_H = 26
 NAME_FONT = 18
 
 
-def _strip(width: int, names: Sequence[str], to_act: int | None) -> Image.Image:
-    """The two sides' lines: "▶ Knights (attacker): alice" (the marker on the side to move)."""
+@lru_cache(maxsize=64)
+def _strip(width: int, names: tuple[str, ...], to_act: int | None) -> Image.Image:
+    """The two sides' lines: "▶ Knights (attacker): alice" (the marker on the side to move),
+    drawn once per table and side to move (they recur move after move)."""
     font = load_font(NAME_FONT, bold=True)
     strip = Image.new("RGB", (width, 2 * STRIP_PAD + 2 * STRIP_LINE_H), PAPER)
     draw = ImageDraw.Draw(strip)
@@ -65,8 +68,9 @@ def render_table(
     board = draw_board(view)
     drawn = drawn_names(names)
     to_act = view.get("to_act") if view.get("result") is None else None
-    strip = _strip(board.width, drawn, to_act)
-    image = Image.new("RGB", (board.width, strip.height + board.height), PAPER)
+    strip = _strip(board.width, tuple(drawn), to_act)
+    # Left unfilled: the strip and the board cover it all.
+    image = Image.new("RGB", (board.width, strip.height + board.height), None)
     image.paste(strip, (0, 0))
     image.paste(board, (0, strip.height))
     if result is not None:

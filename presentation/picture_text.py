@@ -91,6 +91,8 @@ def wrap(font: ImageFont.FreeTypeFont, text: str, width: float, max_lines: int =
     >>> wrap(load_font(16), "needed 7+, missed, and the castle still stands tall", 120, 2)
     ['needed 7+,', 'missed, and…']
     """
+    if text_length(font, text) <= width:  # the common case: one line
+        return [text] if text else []
     lines: list[str] = []
     line = ""
     words = text.split()
@@ -147,9 +149,11 @@ def with_banner(image: Image.Image, text: str, *, fill: RGB, ink: RGB) -> Image.
     font = load_font(26, bold=True)
     lines = banner_lines(text, image.width)
     height = 2 * BANNER_PAD + len(lines) * BANNER_LINE_H
-    framed = Image.new("RGB", (image.width, image.height + height), fill)
+    # Left unfilled: the table is pasted below and the banner painted over the rest.
+    framed = Image.new("RGB", (image.width, image.height + height), None)
     framed.paste(image, (0, height))
     draw = ImageDraw.Draw(framed)
+    draw.rectangle((0, 0, image.width - 1, height - 1), fill=fill)
     for k, line in enumerate(lines):
         y = BANNER_PAD + k * BANNER_LINE_H + BANNER_LINE_H / 2
         draw_text(draw, (image.width / 2, y), line, fill=ink, font=font, anchor="mm")
