@@ -234,7 +234,10 @@ class Boards:
             embed.description = "\n".join(
                 self.history_line(g, user_id, names, interaction.guild_id) for g in games
             )
-        embed.set_footer(text="Replay steps through a finished game with every card shown.")
+        embed.set_footer(
+            text="Replay shows a finished game move by move: its table picture, every player's "
+            "hand and a list to jump to any move."
+        )
         view = discord.ui.View(timeout=None)
         for g in games:
             view.add_item(ReplayStep(g.table_id, 0, "open", label=f"Replay #{g.table_id}"))

@@ -24,6 +24,7 @@ from presentation.base import (
     Sheet,
     Style,
     View,
+    count,
     ply_turn,
     since_block,
 )
@@ -344,11 +345,12 @@ class CastlesRenderer:
                     f"against {names[1]} {totals[1]}"
                 )
             lines.append(f"Decided by: a stalemate ({why}); {decided}.")
-        lines.append(f"Length: {turns} turns.")
+        lines.append(f"Length: {count(turns, 'turn')}.")
         for seat in (0, 1):
             lines.append(
-                f"{names[seat]}: {hits[seat]}/{HITS_TO_LOSE} hits taken · {len(rows[seat])} "
-                f"cards in the row (total {totals[seat]}) · {summary['hand_sizes'][seat]} in hand"
+                f"{names[seat]}: {hits[seat]}/{HITS_TO_LOSE} hits taken · "
+                f"{count(len(rows[seat]), 'card')} in the row (total {totals[seat]}) · "
+                f"{summary['hand_sizes'][seat]} in hand"
             )
         return "\n".join(lines)
 

@@ -33,6 +33,7 @@ from presentation.base import (
     StageSelect,
     Style,
     View,
+    count,
     since_block,
 )
 from presentation.king_table import NAME_W, alt_text, render_table
@@ -348,7 +349,7 @@ class KingRenderer:
             "resigned": "a resignation",
         }.get(result.reason, "a stalemate: the King columns compared, then the open columns")
         lines = [self.result_line(result, names), f"Decided by: {decided}."]
-        lines.append(f"Length: {turns} turns.")
+        lines.append(f"Length: {count(turns, 'turn')}.")
         for seat in (0, 1):
             where = kings[seat]
             opened = sum(c["open"] for c in columns[seat])

@@ -37,6 +37,7 @@ from presentation.base import (
     StageSelect,
     Style,
     View,
+    count,
     fit_alt,
     ply_turn,
     since_block,
@@ -339,7 +340,7 @@ class KnightsRenderer:
             [
                 self.result_line(result, names),
                 f"Decided by: {decided}.",
-                f"Length: {turns} turns.",
+                f"Length: {count(turns, 'turn')}.",
                 f"{names[ATTACKER]} (Knights): {knights} left, {captured['knights']} captured",
                 f"{names[DEFENDER]} (castle): {defenders} Defenders left, "
                 f"{captured['defenders']} captured · Commander {commander}",

@@ -31,6 +31,7 @@ from presentation.base import (
     StageSelect,
     Style,
     View,
+    count,
     fit_alt,
     ply_turn,
     since_block,
@@ -156,7 +157,7 @@ class TowersRenderer:
         lines = [
             self.result_line(result, names),
             f"Decided by: {decided}.",
-            f"Length: {summary['hand_no']} hands, {turns} turns.",
+            f"Length: {count(summary['hand_no'], 'hand')}, {count(turns, 'turn')}.",
         ]
         for seat, chips in enumerate(result.scores or summary["chips"]):
             status = " (left)" if summary["left"][seat] else ""
