@@ -135,7 +135,6 @@ class Replays:
             )
         else:
             board.title = f"Replay of table #{tid} — move {step} of {moves}"
-        self._footer(board, table, day)
         events = log[step - 1].events if step else []
         picture = await self._picture(table, renderer, view, events, plain)
         if picture is not None:
@@ -148,28 +147,28 @@ class Replays:
             words = renderer.hand_words(game.view(state, seat), name)
             if words:
                 held.append(words)
+        self._footer(board, table, day, bool(held))
         if held:
             embeds.append(discord.Embed(description="\n\n".join(held)[:4096], colour=board.colour))
         if sum(len(e) for e in embeds) > 5800:  # Discord's total for one message
             embeds = embeds[:1]
         labels = seat_names(plain, len(table.seats))
-        view_ = self._controls(table, renderer, log, labels, step, page, day is None)
-        return ReplayParts(embeds, view_, picture)
+        controls = self._controls(table, renderer, log, labels, step, page, day is None)
+        return ReplayParts(embeds, controls, picture)
 
     @staticmethod
-    def _footer(board: discord.Embed, table: TableRecord, day: str | None) -> None:
+    def _footer(board: discord.Embed, table: TableRecord, day: str | None, hands: bool) -> None:
         seal = commitment_of(table)
+        shown = "Every player's hand is shown" if hands else "Nothing was hidden in this game"
         if day is not None:  # the owner's own daily game: what they saw, nothing of the seed
             board.set_footer(
                 text=f"Your daily game of {day}: only what you saw. Its seed, export and replay "
                 "for others open when that UTC day is over."
             )
         elif seal is not None:
-            board.set_footer(
-                text="Every player's hand is shown.\n" + fairness.reveal_line(table, seal)
-            )
+            board.set_footer(text=f"{shown}.\n" + fairness.reveal_line(table, seal))
         else:
-            board.set_footer(text="Every player's hand is shown: this game is over.")
+            board.set_footer(text=f"{shown}: this game is over.")
 
     async def _picture(
         self,
