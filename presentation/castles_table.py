@@ -24,7 +24,7 @@ from engine.castles import HITS_TO_LOSE
 from engine.rules import Event
 from presentation import png
 from presentation.base import fit_alt
-from presentation.knights_board import draw_text, load_font
+from presentation.knights_board import draw_text, load_font, text_length
 from presentation.picture_text import picture_names, seat_names, with_banner, wrap
 from presentation.towers_table import (
     CARD_BLENDS,
@@ -140,7 +140,7 @@ def _seat_band(
     x, y = MARGIN + 14, top + 8
     font = load_font(22, bold=True)
     draw_text(draw, (x, y), name, fill=WHITE, font=font)
-    after = x + int(font.getlength(name)) + 12
+    after = x + int(text_length(font, name)) + 12
     if summary["dealer"] == seat:
         cx = after + 12
         after += 34

@@ -27,7 +27,7 @@ from engine.king import COLUMN_NAMES, KING, card_value
 from engine.rules import Event
 from presentation import png
 from presentation.base import fit_alt
-from presentation.knights_board import draw_text, load_font
+from presentation.knights_board import draw_text, load_font, text_length
 from presentation.picture_text import picture_names, seat_names, with_banner, wrap
 from presentation.towers_table import (
     BACK,
@@ -258,7 +258,7 @@ def _seat_band(
     draw_text(draw, (MARGIN + 12, top + 8), name, fill=WHITE, font=font)
     n = summary["hand_sizes"][seat]
     hand = f"{n} card{'s' if n != 1 else ''} in hand"
-    after = MARGIN + 12 + max(128, int(font.getlength(name)) + 20)
+    after = MARGIN + 12 + max(128, int(text_length(font, name)) + 20)
     draw_text(draw, (after, top + 11), hand, fill=MUTED, font=load_font(17))
     if acting:
         draw_text(

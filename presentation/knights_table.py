@@ -24,6 +24,7 @@ from presentation.knights_board import (
     draw_text,
     image_size,
     load_font,
+    text_length,
 )
 from presentation.picture_text import picture_names, with_banner
 
@@ -56,7 +57,7 @@ def _strip(width: int, names: tuple[str, ...], to_act: int | None) -> Image.Imag
 def drawn_names(names: Sequence[str]) -> list[str]:
     """The players' names as the strip draws them (shortened to fit the board's width)."""
     font = load_font(NAME_FONT, bold=True)
-    room = image_size()[0] - 2 * STRIP_PAD - 24 - font.getlength(SIDE_WORDS[ATTACKER] + ": ")
+    room = image_size()[0] - 2 * STRIP_PAD - 24 - text_length(font, SIDE_WORDS[ATTACKER] + ": ")
     return picture_names(names, 2, font, room)
 
 

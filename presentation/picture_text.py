@@ -78,8 +78,16 @@ def picture_names(
 ) -> list[str]:
     """The seats' names as a picture draws them: drawable in ``font`` and at most ``width``
     pixels (a name with nothing drawable left reads "Player N")."""
+    return list(_picture_names(tuple(names), seats, font, width))
+
+
+@lru_cache(maxsize=256)
+def _picture_names(
+    names: tuple[str, ...], seats: int, font: ImageFont.FreeTypeFont, width: float
+) -> tuple[str, ...]:
+    # A table's names recur move after move: worked out once.
     drawn = [drawable(font, name) for name in seat_names(names, seats)]
-    return [fit(font, name, width) for name in seat_names(drawn, seats)]
+    return tuple(fit(font, name, width) for name in seat_names(drawn, seats))
 
 
 def wrap(font: ImageFont.FreeTypeFont, text: str, width: float, max_lines: int = 3) -> list[str]:

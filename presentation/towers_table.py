@@ -24,7 +24,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from presentation import png
-from presentation.knights_board import draw_text, load_font
+from presentation.knights_board import draw_text, load_font, text_length
 from presentation.picture_text import picture_names, with_banner
 
 RGB = tuple[int, int, int]
@@ -274,7 +274,7 @@ def _seat(
     )
     font = load_font(22, bold=True)
     draw_text(draw, (x0 + 12, y0 + 8), name, fill=WHITE, font=font)
-    after = x0 + 12 + int(font.getlength(name)) + 10
+    after = x0 + 12 + int(text_length(font, name)) + 10
     if summary["dealer"] == seat and summary["phase"] != "over":
         cx = after + 13
         after += 34
