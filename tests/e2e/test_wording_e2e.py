@@ -25,3 +25,18 @@ async def test_the_guide_says_how_to_post_the_rules(world: World) -> None:
     handle = await w.alice.slash(w.channel, "siege help")
     assert handle.response_message is not None
     assert "(add `show:True` to post them for the channel)" in handle.response_message.text()
+
+
+async def test_a_challenged_player_is_named_on_the_table_picture(world: World) -> None:
+    """Bob never clicked anything before the game his challenge opened: the picture still
+    names him, not "Player 2" (issue 25, item 5)."""
+    w = world
+    await w.alice.slash(w.channel, "siege challenge", user=w.bob, game="castles")
+    await w.fake.settle()
+    (invite,) = [m for m in w.bob.dms() if "challenges you" in m.text()]
+    await w.bob.click(invite, "Accept")
+    await w.fake.settle()
+    table = await w.table()
+    (picture,) = w.table_message(table).attachments
+    alt = picture.description or ""
+    assert "alice" in alt and "bob" in alt and "Player 2" not in alt
