@@ -21,6 +21,7 @@ from presentation.base import (
     ActionChoice,
     ActionSelect,
     Control,
+    Renderer,
     Sheet,
     Style,
     View,
@@ -355,4 +356,4 @@ class CastlesRenderer:
         return "\n".join(lines)
 
 
-RENDERER = CastlesRenderer()
+RENDERER: Renderer = CastlesRenderer()

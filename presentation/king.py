@@ -28,6 +28,7 @@ from presentation.base import (
     ActionSelect,
     BackButton,
     Control,
+    Renderer,
     Sheet,
     StageChoice,
     StageSelect,
@@ -362,4 +363,4 @@ class KingRenderer:
         return "\n".join(lines)
 
 
-RENDERER = KingRenderer()
+RENDERER: Renderer = KingRenderer()

@@ -32,6 +32,7 @@ from presentation.base import (
     ActionSelect,
     BackButton,
     Control,
+    Renderer,
     Sheet,
     StageChoice,
     StageSelect,
@@ -379,4 +380,4 @@ def board_alt(
     return fit_alt(text)
 
 
-RENDERER = KnightsRenderer()
+RENDERER: Renderer = KnightsRenderer()

@@ -34,6 +34,7 @@ from presentation.base import (
     ActionChoice,
     ActionSelect,
     Control,
+    Renderer,
     Sheet,
     Style,
     View,
@@ -399,4 +400,4 @@ class KurthRenderer:
         return kurth_words.result_line(result, names)
 
 
-RENDERER = KurthRenderer()
+RENDERER: Renderer = KurthRenderer()

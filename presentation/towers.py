@@ -26,6 +26,7 @@ from presentation.base import (
     ActionSelect,
     BackButton,
     Control,
+    Renderer,
     Sheet,
     StageChoice,
     StageSelect,
@@ -428,7 +429,7 @@ class TowersRenderer:
         return towers_words.result_line(result, names)
 
 
-RENDERER = TowersRenderer()
+RENDERER: Renderer = TowersRenderer()
 
 #: The doctests of the helpers that moved beside this module run with it (``doctest.testmod``).
 __test__ = {"hand_name": hand_name}
