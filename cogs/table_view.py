@@ -23,12 +23,13 @@ from cogs.flow import (
     mention,
     seat_names,
 )
+from cogs.names import plain_names
 from cogs.pictures import Pictures
 from cogs.sheets import as_embed
 from engine.rules import IntRange
 from presentation import get_renderer
 from presentation.base import CLOSED_COLOUR, LOBBY_COLOUR
-from presentation.endings import ending_line, retold_summary
+from presentation.endings import ending_line, retold_summary, with_ending
 from storage import CorruptTable, Store, TableRecord, clock, computers
 from storage.endings import claimable_at
 
@@ -102,12 +103,16 @@ class TableView:
         image = None
         alt = None
         last_events = await self.last_events(table)
-        png = await self.pictures.render(table.game, renderer.table_image, view, last_events)
+        plain = await plain_names(self.store, table.seats)
+        drawn = with_ending(view, table.ending, table.seat_of(table.ended_by or 0))
+        png = await self.pictures.render(
+            table.game, renderer.table_image, drawn, last_events, plain
+        )
         if png is not None:
             name = f"{table.game}-{table.id}-{table.ply}.png"
             embed.set_image(url=f"attachment://{name}")
             image = (name, png)
-            alt = renderer.image_alt(view, last_events)
+            alt = renderer.image_alt(drawn, last_events, plain)
         result = game.result(state)
         if result is not None:
             line = renderer.result_line(result, names)

@@ -80,6 +80,25 @@ def ending_line(
     return f"🏚️ The player to move abandoned the game; {_and(winners)} {verb} on {who}'s claim."
 
 
+def with_ending(view: Mapping[str, Any], ending: str | None, seat: int | None) -> dict[str, Any]:
+    """A finished game's spectator view with how it ended (``ending``, and the seat that ran out
+    of time or claimed), for the picture's result banner and alt text (see
+    :func:`presentation.picture_text.result_words`); the view as it was for any other ending."""
+    if ending not in DECIDED or view.get("result") is None:
+        return dict(view)
+    return {**view, "ending": {"how": ending, "seat": seat}}
+
+
+def told_with_view(view: Mapping[str, Any], result: Result, names: Sequence[str], line: str) -> str:
+    """``line`` as :func:`ending_line` tells it for a view marked by :func:`with_ending`."""
+    ending = view.get("ending")
+    if not isinstance(ending, Mapping):
+        return line
+    seat = ending.get("seat")
+    by = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else None
+    return ending_line(str(ending.get("how")), result, names, by, line)
+
+
 def retold_summary(summary: str, ending: str | None, line: str, told: str) -> str:
     """A game's end summary with its result line ``line`` replaced by ``told`` and, for a forfeit
     on the clock or a claim, "a resignation" replaced by what really decided it."""
@@ -90,4 +109,11 @@ def retold_summary(summary: str, ending: str | None, line: str, told: str) -> st
     return summary
 
 
-__all__ = ["DECIDED", "ending_line", "resigned_line", "retold_summary"]
+__all__ = [
+    "DECIDED",
+    "ending_line",
+    "resigned_line",
+    "retold_summary",
+    "told_with_view",
+    "with_ending",
+]

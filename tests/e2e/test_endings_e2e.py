@@ -143,7 +143,7 @@ async def test_a_moderators_cancel_is_confirmed_announced_and_recorded(world: Wo
     await w.alice.click(replay, "⏭")  # to the last step
     await w.fake.settle()
     last = w.fake.latest(replay)
-    assert "move 2 of 2" in last.text() and "Cancelled by a moderator" in last.text()
+    assert "the end, after 2 moves" in last.text() and "Cancelled by a moderator" in last.text()
     exported = await w.alice.click(last, "Export script")
     assert exported.response_message is not None
     (attachment,) = exported.response_message.attachments
@@ -240,6 +240,9 @@ async def test_a_loss_on_time_reads_as_one(world: World) -> None:
     assert (shown.content or "").startswith(f"⏰ <@{w.alice.id}> ran out of time and forfeited")
     assert "Decided by: a forfeit on the clock." in shown.text()
     assert "resign" not in shown.text()
+    (picture,) = shown.attachments  # the picture's result banner says it too (its alt text)
+    assert "ran out of time" in (picture.description or "")
+    assert "resign" not in (picture.description or "")
     assert (table.ending, table.ended_by) == ("time", w.alice.id)
     for player in (w.alice, w.bob):
         (end,) = [m.text() for m in player.dms() if m.text().startswith("🏁")]
