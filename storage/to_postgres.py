@@ -42,6 +42,8 @@ TABLES = (
     "meta",
     "offers",
     "offer_seats",
+    "server_settings",
+    "server_setting_changes",
 )
 #: The order rows are read in (a table's primary key), so a rematch follows the game it repeats.
 ORDER = {
@@ -58,8 +60,10 @@ ORDER = {
     "meta": "key",
     "offers": "id",
     "offer_seats": "offer_id, seat",
+    "server_settings": "guild_id, name",
+    "server_setting_changes": "id",
 }
-IDENTITIES = ("tables", "offers")
+IDENTITIES = ("tables", "offers", "server_setting_changes")
 
 
 class CopyFailed(Exception):
