@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import discord
 
 from cogs.flow import Guard, Notifying, PanelShowing, Posting, TableShowing, turn_passed_to
+from cogs.server_rules import settings_for_new_game
 from engine import get_game
 from storage import Store, TableError, TableRecord, clock
 from storage.offers import OfferOutcome, OfferRecord
@@ -112,11 +113,13 @@ class Offers:
         interaction: discord.Interaction[Any],
         user: discord.User | discord.Member,
         game_key: str,
-        time_control: str,
+        time_control: str | None,
     ) -> None:
-        """``/siege challenge``: offer ``user`` a two-player game in this channel."""
+        """``/siege challenge``: offer ``user`` a two-player game in this channel (with no
+        clock named, the server's default clock)."""
         if interaction.channel_id is None or interaction.guild_id is None:
             raise TableError("Challenges live in server channels; run this in a channel.")
+        settings = await settings_for_new_game(self.store, interaction, game_key)
         if user.bot:
             raise TableError("Bots do not take challenges; challenge a person.")
         await self.guard.remember(interaction)
@@ -126,7 +129,7 @@ class Offers:
             game=game_key,
             challenger_id=interaction.user.id,
             challenged_id=user.id,
-            time_control=time_control,
+            time_control=settings.time_control if time_control is None else time_control,
         )
         challenger, challenged = mention(offer.host_id), mention(user.id)
         invite = (

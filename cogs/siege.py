@@ -18,7 +18,7 @@ from cogs.choices import time_control as read_time_control
 from cogs.guide import help_embed, welcome
 from engine import daily_game, daily_option, get_game
 from presentation import playable_games
-from storage import TableError, clock, players
+from storage import TableError, players
 
 if TYPE_CHECKING:
     from bot import SiegeBot
@@ -96,7 +96,7 @@ class Siege(commands.Cog):
         offers = self.hall.offers
 
         async def flow() -> None:
-            control = clock.NONE if time_control is None else read_time_control(time_control)
+            control = None if time_control is None else read_time_control(time_control)
             await offers.challenge(interaction, user, game, control)
 
         await self.hall.guarded(interaction, flow)

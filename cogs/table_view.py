@@ -25,6 +25,7 @@ from cogs.flow import (
 )
 from cogs.pictures import Pictures
 from cogs.sheets import as_embed
+from cogs.threads import Threads
 from engine.rules import IntRange
 from presentation import get_renderer
 from presentation.base import CLOSED_COLOUR, LOBBY_COLOUR
@@ -46,6 +47,7 @@ class TableView:
         pictures: Pictures,
         locks: Locks,
         panels: PanelShowing,
+        threads: Threads,
     ) -> None:
         self.client = client
         self.store = store
@@ -54,6 +56,8 @@ class TableView:
         self.locks = locks
         #: The panels refreshed when a closed table's players are told (a deleted channel).
         self.panels = panels
+        #: A game thread is kept open while its game runs, and archives once it is over.
+        self.threads = threads
 
     # -- what it shows ---------------------------------------------------------------------------
 
@@ -243,6 +247,7 @@ class TableView:
         # Render the newest stored table: a slower flow must not paint an older position over
         # the one a quicker, later flow has already shown.
         table = await self.store.newest(table) or table
+        await self.threads.keep(table)
         parts = await self.table_parts(table)
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
         try:

@@ -38,6 +38,7 @@ from .limits import (
     error_body,
 )
 from .messages import FLAG_EPHEMERAL, FakeMessage
+from .threads import CREATE_PUBLIC_THREADS, delete_channel, modify_channel, unarchive_on_send
 from .world import DM, GUILD_TEXT, PRIVATE_THREAD, PUBLIC_THREAD, FakeChannel
 
 if TYPE_CHECKING:
@@ -143,6 +144,8 @@ class RestApi:
             auth=False,
         )
         add("GET", "/channels/{channel_id}", self.get_channel)
+        add("PATCH", "/channels/{channel_id}", lambda call: modify_channel(self, call))
+        add("DELETE", "/channels/{channel_id}", lambda call: delete_channel(self, call))
         add("GET", "/channels/{channel_id}/messages", self.history)
         add("POST", "/channels/{channel_id}/messages", self.send_message)
         add("GET", "/channels/{channel_id}/messages/{message_id}", self.get_message)
@@ -712,6 +715,8 @@ class RestApi:
             assert channel.recipient is not None
             if channel.recipient.dms_closed or not fake.shares_guild(channel.recipient):
                 return discord_error(403, 50007, "Cannot send messages to this user")
+        if not unarchive_on_send(fake, channel):
+            return discord_error(400, 50083, "Thread is archived")
         message = fake.create_message(channel, body, call.uploads)
         return Reply(200, message.payload())
 
@@ -729,6 +734,8 @@ class RestApi:
         message = self._channel_message(call, channel)
         if isinstance(message, Reply):
             return message
+        if channel.is_thread and channel.archived:
+            return discord_error(400, 50083, "Thread is archived")
         what = f"PATCH message {message.id} in {channel!r}"
         refused = self._refused_message(
             what, call.body, call.uploads, creating=False, via_interaction=False, existing=message
@@ -792,6 +799,10 @@ class RestApi:
                     )
                 ],
             )
+        assert channel.guild is not None
+        if not channel.guild.permissions_of(fake.bot_user) & CREATE_PUBLIC_THREADS:
+            return discord_error(403, 50013, "Missing Permissions")
+        duration = body.get("auto_archive_duration", 1440)
         if "message_id" in call.params:
             message = self._channel_message(call, channel)
             if isinstance(message, Reply):
@@ -807,4 +818,5 @@ class RestApi:
             if kind not in (PUBLIC_THREAD, PRIVATE_THREAD):
                 return discord_error(400, 50035, "Invalid thread type")
             thread = fake.create_thread(channel, name, kind)
+        thread.auto_archive_duration = int(duration)
         return Reply(201, thread.payload())
