@@ -21,7 +21,6 @@ from discord.ext import commands
 from cogs.choices import AnyGame, command_failed, time_control_choices
 from cogs.choices import time_control as read_time_control
 from engine import GAMES, get_game
-from presentation import playable_games
 from storage import TableError, clock
 from storage.seasons import LENGTHS
 from storage.servers import ServerSettings, SettingChange
@@ -63,8 +62,8 @@ def shown(name: str, value: Any) -> str:
     if name == "threads":
         return "each game in a thread of its own" if value else "in the channel"
     if name == "games_off":
-        titles = [get_game(key).title for key in playable_games() if key not in value]
-        return "all" if not value else ", ".join(titles)
+        titles = [get_game(key).title for key in value if key in GAMES]
+        return "all but " + ", ".join(titles) if titles else "all"
     if name == "leaderboards":
         return "shown" if value else "off (ratings are still kept)"
     if name == "repeats_count_less":

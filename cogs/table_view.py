@@ -255,7 +255,12 @@ class TableView:
                 # Not sent at all when the table already shows this; through a click's webhook
                 # (exempt from the rate limit) when a recent click reached the table.
                 message = channel.get_partial_message(table.message_id)
-                await self.delivery.edit(message, parts.edit_kwargs(), parts.image)
+                try:
+                    await self.delivery.edit(message, parts.edit_kwargs(), parts.image)
+                except discord.HTTPException as exc:
+                    if not await self.threads.reopened(table, exc):
+                        raise
+                    await self.delivery.edit(message, parts.edit_kwargs(), parts.image)
                 return True
         except discord.NotFound as exc:
             if exc.code == UNKNOWN_CHANNEL_CODE:

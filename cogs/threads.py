@@ -31,6 +31,8 @@ log = logging.getLogger("siege.threads")
 ARCHIVE_RUNNING: Final = 10080
 #: ... and once its game is over.
 ARCHIVE_ENDED: Final = 60
+#: Discord's answer to an edit in an archived thread.
+THREAD_ARCHIVED_CODE = 50083
 #: Discord's longest channel name.
 NAME_MAX = 100
 NO_PERMISSION = (
@@ -154,6 +156,17 @@ class Threads:
                 await thread.edit(**changes)
             except discord.HTTPException as exc:
                 log.warning("table %s: could not update its thread (%s)", table.id, exc)
+
+    async def reopened(self, table: TableRecord, error: discord.HTTPException) -> bool:
+        """After ``error`` editing a table's message: whether it was its thread being archived
+        (one the cache had lost, as archived threads are), and the thread is open again."""
+        if error.code != THREAD_ARCHIVED_CODE:
+            return False
+        try:
+            await self.client.http.edit_channel(table.channel_id, archived=False)
+        except discord.HTTPException:
+            return False
+        return True
 
 
 __all__ = ["ARCHIVE_ENDED", "ARCHIVE_RUNNING", "Place", "Threads", "thread_name"]
