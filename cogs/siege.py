@@ -232,7 +232,7 @@ class Siege(commands.Cog):
     @siege.command(name="leaderboard", description="The server's best players of a game.")
     @app_commands.describe(
         game="The game whose board to show",
-        season="A month like 2026-11, or all for all time (default: this month's season)",
+        season="Like 2026-11, 2026-Q4 or 2026 (as the server's seasons go), or all (default: now)",
     )
     async def leaderboard(
         self,

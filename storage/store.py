@@ -18,7 +18,8 @@ The store takes and returns engine types; SQL stays inside this package. :class:
 concerns of ``storage/`` together, each a class beside its SQL on one base (storage/base.py:
 the database, the clock, reads and writes): tables and their logs (reading.py), the lobby
 (lobby.py), moves (playing.py), clocks (deadlines.py), offers (offers.py), the daily challenge
-(daily.py), results and ratings (results.py), players and DM panels (players.py) and the schema
+(daily.py), results and ratings (results.py), players and DM panels (players.py), server settings
+(servers.py) and the schema
 (schema.py). The records and errors they share are in records.py, the table-level writes in
 tables.py.
 """
