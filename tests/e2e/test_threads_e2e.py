@@ -173,3 +173,40 @@ async def test_deleting_the_channel_closes_the_tables_in_its_threads(world: Worl
     await w.fake.settle()
     assert (await w.table_by_id(table.id)).status == "cancelled"
     assert "cancelled" in dm_panel(w, w.bob, table).text()
+
+
+@pytest.mark.sqlite_only("the fake Discord's threads: no storage involved")
+async def test_the_fake_edits_archives_and_deletes_threads_as_discord_does(world: World) -> None:
+    w = world
+    bot = w.running
+    thread = w.fake.create_thread(w.channel, "talk", PUBLIC_THREAD)
+    await bot.http.edit_channel(thread.id, name="renamed", auto_archive_duration=60)
+    assert (thread.name, thread.auto_archive_duration) == ("renamed", 60)
+    with pytest.raises(discord.HTTPException) as refused:
+        await bot.http.edit_channel(thread.id, auto_archive_duration=61)
+    assert refused.value.code == 50035
+    channel = bot.get_partial_messageable(thread.id, guild_id=w.guild.id)
+    sent = await channel.send("first")
+    archive(w.fake, thread)
+    with pytest.raises(discord.HTTPException) as refused:
+        await sent.edit(content="edited while archived")
+    assert refused.value.code == 50083
+    await channel.send("second")  # a message opens an archived thread again
+    assert not thread.archived
+    await sent.edit(content="edited")
+    thread.locked = True
+    archive(w.fake, thread)
+    with pytest.raises(discord.HTTPException) as refused:
+        await channel.send("locked")
+    assert refused.value.code == 50083
+    await bot.http.delete_channel(thread.id)
+    await w.fake.settle()
+    with pytest.raises(discord.NotFound):
+        await channel.send("gone")
+    text = bot.get_channel(w.channel.id)
+    assert isinstance(text, discord.TextChannel)
+    (bot_role,) = [r for r in w.guild.roles.values() if r.bot_id is not None]
+    for role in (bot_role, w.guild.everyone):
+        role.permissions &= ~discord.Permissions(create_public_threads=True).value
+    with pytest.raises(discord.Forbidden):
+        await text.create_thread(name="not allowed", type=discord.ChannelType.public_thread)
