@@ -145,6 +145,7 @@ class Lobby:
     async def post_table(self, interaction: discord.Interaction[Any], table: TableRecord) -> int:
         """Answer the interaction with the table as a new public message and remember it as the
         table's message. Returns the message id."""
+        await self.threads.keep(table)  # a rematch in a game thread keeps it open again
         parts = await self.tables.table_parts(table)
         response = await interaction.response.send_message(**parts.send_kwargs())
         message_id = response.message_id

@@ -242,11 +242,10 @@ class Offers:
 
     async def post_table(self, table: TableRecord) -> None:
         """Post a started game as a new table message in its channel, with its panels and first
-        turn ping (the answer may have come from a DM, so not as the interaction's reply)."""
-        parts = await self.tables.table_parts(table)
-        channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
-        message = await channel.send(**parts.send_kwargs())
-        await self.store.set_message(table.id, message.id)
+        turn ping (the answer may have come from a DM, so not as the interaction's reply). The
+        table's own redraw posts it (a game thread is opened again first)."""
+        if not await self.tables.refresh_table(table):
+            return  # its channel is gone: the table was closed
         table = await self.store.get_table(table.id) or table
         await self.panels.refresh_panels(table)
         await self.notices.turn_ping(table, turn_passed_to(table, None))

@@ -11,7 +11,8 @@ import pytest
 from cogs.threads import ARCHIVE_ENDED, ARCHIVE_RUNNING
 from tests.e2e.test_castles_e2e import DEALER_BOB, dm_panel, refusal
 from tests.e2e.world import World
-from tests.fakecord import FakeMessage
+from tests.fakeclock import Clock
+from tests.fakecord import FakeMessage, InteractionHandle
 from tests.fakecord.threads import archive
 from tests.fakecord.world import PUBLIC_THREAD, FakeChannel
 
@@ -173,6 +174,49 @@ async def test_deleting_the_channel_closes_the_tables_in_its_threads(world: Worl
     await w.fake.settle()
     assert (await w.table_by_id(table.id)).status == "cancelled"
     assert "cancelled" in dm_panel(w, w.bob, table).text()
+
+
+async def test_clocks_and_a_rematch_follow_the_table_into_its_thread(world: World) -> None:
+    w = world
+    clock = Clock()
+    w.clock = clock
+    await w.restart_bot()
+    await threads_on(w)
+    handle = await w.mod.slash(w.channel, "siege admin defaults", time_control="daily:1")
+    assert "Default clock" in answer_text(handle)
+    thread, message = await start_in_thread(w)
+    table = await w.table(thread)
+    assert table.time_control == "daily:1"  # the server's default clock
+    clock.advance(days=1, seconds=1)  # Alice misses her move: the automatic move, told there
+    assert await w.running.clockwork.sweep() == 1
+    await w.fake.settle()
+    told = [m.text() for m in w.fake.channel_messages(thread) if "ran out of time" in m.text()]
+    assert len(told) == 1 and "automatic move" in told[0]
+    assert "ran out of time" not in w.public_text()  # the channel keeps its pointer only
+    table = await w.table_by_id(table.id)
+    assert table.ply == 1
+    # Bob resigns; Alice's Rematch is offered, accepted and played in the same thread.
+    await w.bob.click(w.fake.latest(message), "Resign")
+    resign = [m for m in w.bob.view(thread) if m.ephemeral and "Resign this game?" in m.text()]
+    await w.bob.click(resign[-1], "Yes, resign")
+    await w.fake.settle()
+    assert thread.auto_archive_duration == ARCHIVE_ENDED
+    asked = await w.alice.click(w.fake.latest(message), "Rematch")
+    assert asked.response_message is not None and asked.response_message.channel_id == thread.id
+    await w.bob.click(asked.response_message, "Accept")
+    await w.fake.settle()
+    rematch = await w.table(thread)
+    assert rematch.rematch_of == table.id and rematch.status == "running"
+    assert w.fake.messages[rematch.message_id or 0].channel_id == thread.id
+    assert thread.auto_archive_duration == ARCHIVE_RUNNING  # a game runs there again
+    cancelled = await w.mod.slash(thread, "siege cancel")  # a moderator, in the thread
+    assert not cancelled.ephemeral
+    assert (await w.table_by_id(rematch.id)).status == "cancelled"
+
+
+def answer_text(handle: InteractionHandle) -> str:
+    assert handle.ephemeral and handle.response_message is not None
+    return handle.response_message.text()
 
 
 @pytest.mark.sqlite_only("the fake Discord's threads: no storage involved")
