@@ -100,9 +100,7 @@ class AdminCommands(app_commands.Group):
     """``/siege admin …``: added to the ``/siege`` group when the cog loads."""
 
     def __init__(self, bot: SiegeBot) -> None:
-        super().__init__(
-            name="admin", description="This server's Siege Hall settings (Manage Server)"
-        )
+        super().__init__(name="admin", description="Server settings (Manage Server)")
         self.bot = bot
 
     def _guild(self, interaction: discord.Interaction[Any]) -> int:
@@ -139,7 +137,7 @@ class AdminCommands(app_commands.Group):
     ) -> None:
         await command_failed(self.bot.hall, interaction, error)
 
-    @app_commands.command(name="show", description="This server's settings and latest changes.")
+    @app_commands.command(name="show", description="The settings and their latest changes.")
     async def show(self, interaction: discord.Interaction[Any]) -> None:
         async def flow() -> None:
             guild = self._guild(interaction)
@@ -154,8 +152,8 @@ class AdminCommands(app_commands.Group):
     @app_commands.command(name="channels", description="Where games may open (and their threads).")
     @app_commands.describe(
         add="A channel where games may open",
-        remove="A channel to take off the list",
-        everywhere="Let games open in every channel again",
+        remove="A channel to take off",
+        everywhere="Games in every channel again",
     )
     async def channels(
         self,
@@ -180,9 +178,7 @@ class AdminCommands(app_commands.Group):
     @app_commands.command(
         name="moderator", description="A role that may cancel and re-post tables."
     )
-    @app_commands.describe(
-        role="The moderators' role", none="No role: Manage Messages alone moderates"
-    )
+    @app_commands.describe(role="The moderators' role", none="Remove the role")
     async def moderator(
         self,
         interaction: discord.Interaction[Any],
@@ -202,7 +198,7 @@ class AdminCommands(app_commands.Group):
     @app_commands.command(name="defaults", description="New tables' clock, forfeit rule, threads.")
     @app_commands.describe(
         time_control="The clock when the host names none",
-        forfeit_after="Missed moves before a seat forfeits, when the host names no number",
+        forfeit_after="Missed moves before a seat forfeits",
         threads="Each new game in a thread of its own",
     )
     @app_commands.autocomplete(time_control=time_control_choices)
@@ -234,8 +230,8 @@ class AdminCommands(app_commands.Group):
 
     @app_commands.command(name="leaderboards", description="Boards shown, season length, repeats.")
     @app_commands.describe(
-        shown="Whether /siege leaderboard shows the boards (ratings are kept either way)",
-        season="How long a season lasts (from the next game on)",
+        shown="Show the boards (ratings are kept either way)",
+        season="Season length, from the next game on",
         repeats_count_less="The n-th game of the same players on one day counts 1/n",
     )
     @app_commands.choices(

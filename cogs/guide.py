@@ -52,7 +52,8 @@ def help_embed() -> discord.Embed:
             "Run `/play` and pick a game: a table appears in a thread of its own (or in the "
             "channel, where the server turned game threads off) with **Join**. When everyone "
             "is in, the host presses **Start**. To play someone in particular, "
-            "`/siege challenge`."
+            "`/siege challenge`; to play whoever is free, `/siege seek` posts a game anyone "
+            "may **Accept** in one click (`/siege seeks` lists them)."
         ),
         inline=False,
     )

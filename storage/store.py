@@ -35,10 +35,13 @@ from storage.playing import Playing
 from storage.reading import Reading
 from storage.results import Results
 from storage.schema import Schema
+from storage.seeks import Seeks
 from storage.servers import Servers
 
 
-class Store(Reading, Lobby, Playing, Deadlines, Offers, Dailies, Results, Players, Servers, Schema):
+class Store(
+    Reading, Lobby, Playing, Deadlines, Offers, Seeks, Dailies, Results, Players, Servers, Schema
+):
     """The one gateway to the database. Create with :meth:`open`; close with :meth:`close`."""
 
 

@@ -42,6 +42,7 @@ TABLES = (
     "meta",
     "offers",
     "offer_seats",
+    "seeks",
     "server_settings",
     "server_setting_changes",
 )
@@ -60,10 +61,11 @@ ORDER = {
     "meta": "key",
     "offers": "id",
     "offer_seats": "offer_id, seat",
+    "seeks": "id",
     "server_settings": "guild_id, name",
     "server_setting_changes": "id",
 }
-IDENTITIES = ("tables", "offers", "server_setting_changes")
+IDENTITIES = ("tables", "offers", "seeks", "server_setting_changes")
 
 
 class CopyFailed(Exception):

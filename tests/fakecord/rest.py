@@ -38,7 +38,7 @@ from .limits import (
     error_body,
 )
 from .messages import FLAG_EPHEMERAL, FakeMessage
-from .threads import CREATE_PUBLIC_THREADS, delete_channel, modify_channel, unarchive_on_send
+from .threads import delete_channel, modify_channel, unarchive_on_send
 from .world import DM, GUILD_TEXT, PRIVATE_THREAD, PUBLIC_THREAD, FakeChannel
 
 if TYPE_CHECKING:
@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 
 JSONDict = dict[str, Any]
 API_PREFIX = "/api/v10"
+
+#: The permission bit a bot needs to start a thread from a message.
+CREATE_PUBLIC_THREADS = 1 << 35
 
 
 @dataclasses.dataclass(frozen=True)
@@ -788,6 +791,10 @@ class RestApi:
             return discord_error(404, 10003, "Unknown Channel")
         if channel.type != GUILD_TEXT:
             return discord_error(400, 50024, "Cannot execute action on this channel type")
+        assert channel.guild is not None
+        held = fake.bot_permissions & channel.guild.permissions_of(fake.bot_user)
+        if not held & CREATE_PUBLIC_THREADS:  # the fake's bot-wide permissions, or its roles'
+            return discord_error(403, 50013, "Missing Permissions")
         body = call.body if isinstance(call.body, Mapping) else {}
         name = body.get("name")
         if not isinstance(name, str) or not 1 <= len(name) <= 100:
@@ -799,9 +806,6 @@ class RestApi:
                     )
                 ],
             )
-        assert channel.guild is not None
-        if not channel.guild.permissions_of(fake.bot_user) & CREATE_PUBLIC_THREADS:
-            return discord_error(403, 50013, "Missing Permissions")
         duration = body.get("auto_archive_duration", 1440)
         if "message_id" in call.params:
             message = self._channel_message(call, channel)
