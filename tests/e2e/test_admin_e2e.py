@@ -51,6 +51,8 @@ async def test_games_open_only_in_the_channels_named_and_their_threads(world: Wo
     )
     challenge = await w.alice.slash(w.channel, "siege challenge", user=w.bob, game="castles")
     assert "Games open in" in refusal(challenge)
+    seek = await w.alice.slash(w.channel, "siege seek", game="castles")
+    assert "Games open in" in refusal(seek)
     assert await w.running.store.open_table_in(w.channel.id) is None
     opened = await w.alice.slash(lounge, PLAY)
     assert not opened.ephemeral
@@ -111,6 +113,8 @@ async def test_a_game_turned_off_is_not_offered(world: World) -> None:
     assert refusal(refused) == "Castles Besieged is not offered on this server."
     challenge = await w.alice.slash(w.channel, "siege challenge", user=w.bob, game="castles")
     assert refusal(challenge) == "Castles Besieged is not offered on this server."
+    seek = await w.alice.slash(w.channel, "siege seek", game="castles")
+    assert refusal(seek) == "Castles Besieged is not offered on this server."
     assert "Games offered\nall but Castles Besieged" in answer(
         await w.mod.slash(w.channel, "siege admin show")
     )
