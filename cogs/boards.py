@@ -74,11 +74,12 @@ class Boards:
 
     async def names(self, user_ids: Sequence[int]) -> dict[int, str]:
         """How boards, histories and replays name each seat: a player's display name as last
-        seen (a mention if never seen), a computer as "🤖 Computer 1 (hard)"."""
+        seen (a mention if never seen), a computer as "🤖 Computer 1 (hard)", a player who
+        deleted their data as "former player"."""
         people = [uid for uid in user_ids if not computers.is_computer(uid)]
         stored = await self.store.names(people)
         return {
-            uid: f"🤖 {computers.name_of(uid)}"
+            uid: computers.label(uid)
             if computers.is_computer(uid)
             else stored.get(uid, f"<@{uid}>")
             for uid in user_ids

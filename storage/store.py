@@ -18,9 +18,10 @@ The store takes and returns engine types; SQL stays inside this package. :class:
 concerns of ``storage/`` together, each a class beside its SQL on one base (storage/base.py:
 the database, the clock, reads and writes): tables and their logs (reading.py), the lobby
 (lobby.py), moves (playing.py), clocks (deadlines.py), offers (offers.py), the daily challenge
-(daily.py), results and ratings (results.py), players and DM panels (players.py), server settings
-(servers.py) and the schema
-(schema.py). The records and errors they share are in records.py, the table-level writes in
+(daily.py), results and ratings (results.py), players and DM panels (players.py), a player's
+data on request (privacy.py, declared in kept.py), servers the bot left (departures.py), server
+settings (servers.py) and the schema (schema.py). The records and errors they share are in
+records.py, the table-level writes in
 tables.py.
 """
 
@@ -28,10 +29,12 @@ from __future__ import annotations
 
 from storage.daily import Dailies
 from storage.deadlines import Deadlines
+from storage.departures import Departures
 from storage.lobby import Lobby
 from storage.offers import Offers
 from storage.players import Players
 from storage.playing import Playing
+from storage.privacy import Privacy
 from storage.reading import Reading
 from storage.results import Results
 from storage.schema import Schema
@@ -40,7 +43,19 @@ from storage.servers import Servers
 
 
 class Store(
-    Reading, Lobby, Playing, Deadlines, Offers, Seeks, Dailies, Results, Players, Servers, Schema
+    Reading,
+    Lobby,
+    Playing,
+    Deadlines,
+    Offers,
+    Seeks,
+    Dailies,
+    Results,
+    Players,
+    Privacy,
+    Departures,
+    Servers,
+    Schema,
 ):
     """The one gateway to the database. Create with :meth:`open`; close with :meth:`close`."""
 
