@@ -447,7 +447,9 @@ def _quiet_hours(text: str) -> tuple[int | None, int | None]:
         return None, None
     start, _, end = words.partition("-")
     if not (start.strip().isdecimal() and end.strip().isdecimal()):
-        raise TableError("Quiet hours are two hours of your day, like 22-8, or off.")
+        raise TableError(
+            "Quiet hours are a start and an end hour, like 22-8 (10 pm to 8 am your time), or off."
+        )
     first, last = int(start), int(end)
     if not (0 <= first <= 23 and 0 <= last <= 23) or first == last:
         raise TableError("Quiet hours are two different hours from 0 to 23, like 22-8.")
