@@ -23,7 +23,7 @@ import discord
 
 from cogs.components import TableButton
 from cogs.flow import NO_MENTIONS, USER_MENTIONS, Guard, Redrawing, mention
-from cogs.moderation import can_moderate
+from cogs.server_rules import may_moderate
 from storage import CorruptTable, Store, TableError, TableRecord, clock, computers
 from storage.endings import CancelOffer, ClaimTooEarly, claimable_at
 
@@ -100,7 +100,7 @@ class Closing:
         try:
             table = await self.store.open_table_in(interaction.channel_id)
         except CorruptTable:
-            if not can_moderate(interaction):
+            if not await may_moderate(self.store, interaction):
                 raise
             await self.store.close_channel(interaction.channel_id)
             await interaction.response.send_message("The unreadable table here was closed.")
@@ -109,8 +109,10 @@ class Closing:
             raise TableError("There is no open table in this channel.")
         user = interaction.user.id
         if table.status == "lobby":
-            if user != table.host_id and not can_moderate(interaction):
-                raise TableError("Only the host or a moderator can cancel this table.")
+            if user != table.host_id and not await may_moderate(self.store, interaction):
+                raise TableError(
+                    "Only the host, a server manager or a moderator can cancel this table."
+                )
             table = await self.store.cancel_lobby(table.id)
             await interaction.response.send_message(
                 f"{mention(user)} cancelled table #{table.id} ({table.engine.title}).",
@@ -119,7 +121,7 @@ class Closing:
             await self.redraw.redraw_after(table, None)
             return
         if table.seat_of(user) is None and user != table.host_id:
-            if not can_moderate(interaction):
+            if not await may_moderate(self.store, interaction):
                 raise TableError(
                     "Only the players at this table, or a moderator, can cancel a running game."
                 )
@@ -153,7 +155,7 @@ class Closing:
         """The moderator's Yes: the game closes, and the channel is told who did it."""
 
         async def flow() -> None:
-            if not can_moderate(interaction):
+            if not await may_moderate(self.store, interaction):
                 raise TableError("Only a moderator can cancel a running game.")
             table = await self.store.moderator_cancel(tid, interaction.user.id)
 

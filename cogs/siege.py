@@ -24,7 +24,7 @@ from cogs.choices import time_control as read_time_control
 from cogs.guide import help_embed, welcome
 from engine import daily_game, daily_option, get_game
 from presentation import playable_games
-from storage import TableError, clock, players
+from storage import TableError, players
 
 if TYPE_CHECKING:
     from bot import SiegeBot
@@ -105,7 +105,7 @@ class Siege(commands.Cog):
         offers = self.hall.offers
 
         async def flow() -> None:
-            control = clock.NONE if time_control is None else read_time_control(time_control)
+            control = None if time_control is None else read_time_control(time_control)
             await offers.challenge(interaction, user, game, control)
 
         await self.hall.guarded(interaction, flow)
@@ -127,7 +127,7 @@ class Siege(commands.Cog):
         rating_range: app_commands.Range[int, 50, 1000] | None = None,
     ) -> None:
         async def flow() -> None:
-            control = clock.NONE if time_control is None else read_time_control(time_control)
+            control = None if time_control is None else read_time_control(time_control)
             await self.hall.seeks.seek(interaction, game, control, rated, rating_range)
 
         await self.hall.guarded(interaction, flow)
@@ -275,7 +275,7 @@ class Siege(commands.Cog):
     @siege.command(name="leaderboard", description="The server's best players of a game.")
     @app_commands.describe(
         game="The game whose board to show",
-        season="A month like 2026-11, or all for all time (default: this month's season)",
+        season="Like 2026-11, 2026-Q4 or 2026 (as the server's seasons go), or all (default: now)",
     )
     async def leaderboard(
         self,

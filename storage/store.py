@@ -20,8 +20,9 @@ the database, the clock, reads and writes): tables and their logs (reading.py), 
 (lobby.py), moves (playing.py), clocks (deadlines.py), aborts, agreed ends and claims
 (endings.py), offers (offers.py), the daily challenge
 (daily.py), results and ratings (results.py), players and DM panels (players.py), a player's
-data on request (privacy.py, declared in kept.py), servers the bot left (departures.py) and the
-schema (schema.py). The records and errors they share are in records.py, the table-level writes in
+data on request (privacy.py, declared in kept.py), servers the bot left (departures.py), server
+settings (servers.py) and the schema (schema.py). The records and errors they share are in
+records.py, the table-level writes in
 tables.py.
 """
 
@@ -40,6 +41,7 @@ from storage.reading import Reading
 from storage.results import Results
 from storage.schema import Schema
 from storage.seeks import Seeks
+from storage.servers import Servers
 
 
 class Store(
@@ -55,6 +57,7 @@ class Store(
     Players,
     Privacy,
     Departures,
+    Servers,
     Schema,
 ):
     """The one gateway to the database. Create with :meth:`open`; close with :meth:`close`."""

@@ -44,6 +44,8 @@ TABLES = (
     "offer_seats",
     "guild_departures",
     "seeks",
+    "server_settings",
+    "server_setting_changes",
     "cancel_offers",
 )
 #: The order rows are read in (a table's primary key), so a rematch follows the game it repeats.
@@ -63,9 +65,11 @@ ORDER = {
     "offer_seats": "offer_id, seat",
     "guild_departures": "guild_id",
     "seeks": "id",
+    "server_settings": "guild_id, name",
+    "server_setting_changes": "id",
     "cancel_offers": "id",
 }
-IDENTITIES = ("tables", "offers", "seeks", "cancel_offers")
+IDENTITIES = ("tables", "offers", "seeks", "server_setting_changes", "cancel_offers")
 
 
 class CopyFailed(Exception):
