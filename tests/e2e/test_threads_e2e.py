@@ -209,9 +209,13 @@ async def test_clocks_and_a_rematch_follow_the_table_into_its_thread(world: Worl
     assert rematch.rematch_of == table.id and rematch.status == "running"
     assert w.fake.messages[rematch.message_id or 0].channel_id == thread.id
     assert thread.auto_archive_duration == ARCHIVE_RUNNING  # a game runs there again
-    cancelled = await w.mod.slash(thread, "siege cancel")  # a moderator, in the thread
-    assert not cancelled.ephemeral
+    # A moderator cancels it in the thread: a running game asks them to confirm (issue 25).
+    asked = await w.mod.slash(thread, "siege cancel")
+    assert asked.ephemeral and asked.response_message is not None
+    await w.mod.click(asked.response_message, "Yes, cancel the game")
+    await w.fake.settle()
     assert (await w.table_by_id(rematch.id)).status == "cancelled"
+    assert [m for m in w.fake.channel_messages(thread) if "a moderator, cancelled" in m.text()]
 
 
 def answer_text(handle: InteractionHandle) -> str:
