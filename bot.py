@@ -46,6 +46,7 @@ from cogs.metrics import Metrics
 from cogs.offers import OFFER_ITEMS
 from runtime.logs import PAYLOAD_LOGGERS, configure_logging, keep_secrets_out_of_logs
 from runtime.loop import close_on_terminate, new_event_loop
+from runtime.rate_buckets import BucketPruner, http_buckets
 from runtime.settings import Settings, SettingsError, shard_list
 from runtime.sync import CommandSyncRecord, command_tree_hash
 from storage import DatabaseUnusable, Store
@@ -119,6 +120,7 @@ class SiegeBot(commands.Bot):
     daily: Daily
     clockwork: Clockwork
     computers: Computers
+    buckets: BucketPruner
 
     def __init__(
         self,
@@ -181,6 +183,9 @@ class SiegeBot(commands.Bot):
             self.add_dynamic_items(*DYNAMIC_ITEMS, *BOARD_ITEMS, *OFFER_ITEMS)
             await self.clockwork.start()
             await self.computers.resume()  # computer turns a restart interrupted
+            # discord.py's rate-limit buckets of routes unused for a minute (runtime/rate_buckets)
+            self.buckets = BucketPruner(lambda: http_buckets(self), asyncio.get_running_loop().time)
+            self.buckets.start()
             self._preparing = False
             self._prepared = True
             # Everything loaded so far (modules, the command tree, fonts, palettes) lives as long
@@ -289,6 +294,9 @@ class SiegeBot(commands.Bot):
         clockwork = getattr(self, "clockwork", None)
         if clockwork is not None:
             clockwork.stop()
+        buckets = getattr(self, "buckets", None)
+        if buckets is not None:
+            buckets.stop()
         computers = getattr(self, "computers", None)
         if computers is not None:
             await computers.close()

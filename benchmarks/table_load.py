@@ -74,13 +74,17 @@ class Slow(logging.Handler):
         found = re.search(r"took ([0-9.]+) seconds", record.getMessage())
         if found:
             slow.append((record.created, float(found.group(1))))
-pauses = []  # (wall time, generation, seconds) of each garbage collection over 5 ms
-began = [0.0]
+# (wall time, generation, seconds, CPU seconds) of each garbage collection over 5 ms: the
+# seconds the loop stood still, and of them the collector's own work (on a loaded machine the
+# process also waits for a core in the middle of a collection).
+pauses = []
+began = [0.0, 0.0]
 def collector(phase, info):
     if phase == "start":
-        began[0] = time.perf_counter()
+        began[0], began[1] = time.perf_counter(), time.thread_time()
     elif time.perf_counter() - began[0] > 0.005:
-        pauses.append((time.time(), info["generation"], time.perf_counter() - began[0]))
+        pauses.append((time.time(), info["generation"], time.perf_counter() - began[0],
+                       time.thread_time() - began[1]))
 gc.callbacks.append(collector)
 def report_pauses():
     print("GCPAUSES " + json.dumps(pauses), file=sys.stderr, flush=True)
@@ -100,9 +104,54 @@ if os.environ.get("SIEGE_BENCH_DEBUG_LOOP"):
         print("SLOW " + json.dumps(slow), file=sys.stderr, flush=True)
     atexit.register(report)
 _create_bot = bot.create_bot
-bot.create_bot = lambda settings, **options: _create_bot(
-    settings, guild_ready_timeout=0.05, **options
-)
+made = []
+def create_bot(settings, **options):
+    made.append(_create_bot(settings, guild_ready_timeout=0.05, **options))
+    return made[-1]
+bot.create_bot = create_bot
+def figures(*_):
+    # SIGUSR1, sent when the moves are over: the figures now, not at exit (a bot that is slow to
+    # stop and gets killed would lose them), and what a full collection walks.
+    counts = {}
+    for item in gc.get_objects():
+        name = type(item).__module__ + "." + type(item).__qualname__
+        counts[name] = counts.get(name, 0) + 1
+    if os.environ.get("TABLE_LOAD_OWNERS"):
+        import random as _r
+        for kind in ("Interaction", "DeadlineResponse", "TableRecord", "list"):
+            sample = [o for o in gc.get_objects() if type(o).__name__ == kind]
+            owners = {}
+            for o in _r.sample(sample, min(300, len(sample))):
+                for ref in gc.get_referrers(o):
+                    if ref is sample or isinstance(ref, type(sys._getframe())):
+                        continue
+                    n = type(ref).__qualname__
+                    if isinstance(ref, dict):
+                        n = "dict:" + ",".join(sorted(map(str, list(ref)[:4])))[:60]
+                    owners[n] = owners.get(n, 0) + 1
+            top = sorted(owners.items(), key=lambda kv: -kv[1])[:6]
+            print("OWNERS", kind, len(sample), top, file=sys.stderr, flush=True)
+    began_collect = time.perf_counter()
+    gc.collect()
+    collect_ms = (time.perf_counter() - began_collect) * 1000
+    heap = {"tracked": sum(counts.values()), "frozen": gc.get_freeze_count(),
+            "full_collection_ms": collect_ms,
+            "types": sorted(counts.items(), key=lambda kv: -kv[1])[:30]}
+    if made:
+        b = made[-1]
+        heap["rate_limit_buckets"] = len(b.http._buckets)
+        heap["bucket_hashes"] = len(b.http._bucket_hashes)
+        store = getattr(b, "store", None)
+        db = getattr(store, "_db", None)
+        heap["writer_memo"] = len(getattr(db, "memo", None) or {})
+        heap["kept_tails"] = len(getattr(store, "_tails", {}))
+        hall = getattr(b, "hall", None)
+        if hall is not None:
+            heap["pictures_kept"] = len(hall.pictures._done)
+            heap["summary"] = hall.summary()
+    print("FIGURES " + json.dumps({"gc_pauses": pauses, "slow": slow, "heap": heap}),
+          file=sys.stderr, flush=True)
+signal.signal(signal.SIGUSR1, figures)
 if os.environ.get("SIEGE_BENCH_PROFILE"):
     import cProfile
     profile = cProfile.Profile()
@@ -304,6 +353,12 @@ def children_cpu_seconds(pid: int) -> float:
     return total
 
 
+def load_average() -> float:
+    """The machine's load average over the last minute (other processes' work included)."""
+    with open("/proc/loadavg") as loadavg:
+        return float(loadavg.read().split()[0])
+
+
 def rss_mb(pid: int) -> float:
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -329,6 +384,8 @@ class Result:
     exempt_per_move: float
     limited_per_move: float
     rss_mb: float
+    #: The machine's 1-minute load average when the moves began and when they ended.
+    load: tuple[float, float] = (0.0, 0.0)
     unanswered: int = 0
     stalled: int = 0  # tables that stopped: their next position was not shown within 30 s
     slow_callbacks: int | None = None
@@ -336,6 +393,14 @@ class Result:
     slow_outside: int | None = None  # slow callbacks outside the moves (start-up, opening)
     gc_pauses_over_limit: int = 0  # garbage collections over SLOW_CALLBACK during the moves
     gc_slowest_ms: float = 0.0
+    #: The same in the collector's CPU time (the wall-time figures include waiting for a core).
+    gc_cpu_over_limit: int = 0
+    gc_slowest_cpu_ms: float = 0.0
+    #: After the moves: what the collector tracks, what a full collection of it took, and
+    #: discord.py's rate-limit buckets among it.
+    gc_tracked: int = 0
+    full_collection_ms: float = 0.0
+    rate_limit_buckets: int = 0
     #: Every interaction of the run, the tables' opening from the bot's start-up on included:
     #: how many, how many had a first answer (full or deferred) within the bot's budget and
     #: within Discord's 3 s, and how many of the first answers were deferred ones.
@@ -426,6 +491,7 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
                 cpu = cpu_seconds(process.pid)
                 loop_cpu = cpu_seconds(process.pid, process.pid)  # the event loop's thread
                 workers_cpu = children_cpu_seconds(process.pid)
+                load_before = load_average()
                 started = time.perf_counter()
                 window = [time.time(), 0.0]  # the moves, in wall time (the bot's clock too)
                 await asyncio.gather(*(play(fake, watcher, t, moves, pacer, rng) for t in rows))
@@ -441,7 +507,9 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
                     for line in list(fake.request_log)[-min(limited + exempt, 4000) :]
                 )
                 rss = rss_mb(process.pid)
+                load_after = load_average()
                 answers = first_answers(fake)
+                figures = await read_figures(process, log_path)
             finally:
                 if process.poll() is None:
                     process.send_signal(signal.SIGTERM)  # a background job ignores SIGINT
@@ -457,14 +525,24 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
             print("fake Discord violations:", *fake.violations[:10], sep="\n  ")
     slow: list[float] | None = None  # slow callbacks while the moves were played
     slow_outside: list[float] = []  # at start-up, while the tables were opened, at the end
-    pauses: list[tuple[float, int, float]] = []
-    for line in stderr:
-        if line.startswith("SLOW "):
-            slow = []
-            for at, seconds in json.loads(line[5:]):
-                (slow if window[0] <= at <= window[1] else slow_outside).append(seconds)
-        if line.startswith("GCPAUSES "):
-            pauses = [tuple(p) for p in json.loads(line[9:]) if window[0] <= p[0] <= window[1]]
+    if figures is None:
+        print("  the bot did not report its figures when asked (SIGUSR1); its exit lines used")
+        figures = exit_figures(stderr)
+    if debug_loop:
+        slow = []
+        for at, seconds in figures["slow"]:
+            (slow if window[0] <= at <= window[1] else slow_outside).append(seconds)
+    pauses = [tuple(p) for p in figures["gc_pauses"] if window[0] <= p[0] <= window[1]]
+    heap: dict[str, Any] = figures.get("heap", {})
+    if heap:
+        print(
+            f"  heap after the moves: {heap['tracked']:,} objects tracked by the collector "
+            f"({heap['frozen']:,} frozen), a full collection {heap['full_collection_ms']:.0f} ms;"
+            f" rate-limit buckets {heap.get('rate_limit_buckets')}, writer memo "
+            f"{heap.get('writer_memo')}, kept tails {heap.get('kept_tails')}, pictures kept "
+            f"{heap.get('pictures_kept')}"
+        )
+        print("  most tracked:", ", ".join(f"{n} {c}" for n, c in heap["types"][:30]))
     # asyncio's own lines ("Executing <Task …> took 0.031 seconds"): which callbacks were slow.
     slowest_lines = sorted(
         (
@@ -478,8 +556,14 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         print(f"  slow callback {seconds * 1000:.0f} ms: {line[line.find('Executing') :][:240]}")
     print("  requests by route (the last ones):", dict(routes.most_common(8)))
     for line in stderr:
+        if line.startswith("OWNERS "):
+            print("  " + line.strip())
+    summary = heap.get("summary")
+    for line in stderr:
         if "closing: " in line:
-            print("  the bot at exit:", line.rpartition("closing: ")[2].strip())
+            summary = line.rpartition("closing: ")[2].strip()
+    if summary:
+        print("  the bot's own counts:", summary)
     errors = [n for n, line in enumerate(stderr) if "Traceback" in line or " ERROR " in line]
     if errors:
         first = errors[0]
@@ -506,6 +590,7 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         exempt_per_move=exempt / total,
         limited_per_move=limited / total,
         rss_mb=rss,
+        load=(load_before, load_after),
         unanswered=sum(t.unanswered for t in rows),
         stalled=sum(t.stalled for t in rows),
         slow_callbacks=None if slow is None else len(slow),
@@ -513,8 +598,40 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         slow_outside=None if slow is None else len(slow_outside),
         gc_pauses_over_limit=sum(1 for p in pauses if p[2] > SLOW_CALLBACK),
         gc_slowest_ms=max((p[2] * 1000 for p in pauses), default=0.0),
+        gc_cpu_over_limit=sum(1 for p in pauses if p[-1] > SLOW_CALLBACK),
+        gc_slowest_cpu_ms=max((p[-1] * 1000 for p in pauses), default=0.0),
+        gc_tracked=heap.get("tracked", 0),
+        full_collection_ms=heap.get("full_collection_ms", 0.0),
+        rate_limit_buckets=heap.get("rate_limit_buckets", 0),
         **answers,
     )
+
+
+async def read_figures(process: subprocess.Popen[str], log_path: Path) -> dict[str, Any] | None:
+    """Ask the bot for its figures (SIGUSR1) while it runs and wait for the line: a bot that is
+    slow to stop afterwards, or is killed, loses none of them."""
+    if process.poll() is not None:
+        return None
+    process.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and process.poll() is None:
+        for line in log_path.read_text().splitlines():
+            if line.startswith("FIGURES "):
+                found: dict[str, Any] = json.loads(line[8:])
+                return found
+        await asyncio.sleep(0.2)
+    return None
+
+
+def exit_figures(stderr: Sequence[str]) -> dict[str, Any]:
+    """The figures from the lines the bot prints at exit (when it did not answer SIGUSR1)."""
+    found: dict[str, Any] = {"slow": [], "gc_pauses": []}
+    for line in stderr:
+        if line.startswith("SLOW "):
+            found["slow"] = json.loads(line[5:])
+        if line.startswith("GCPAUSES "):
+            found["gc_pauses"] = json.loads(line[9:])
+    return found
 
 
 def first_answers(fake: FakeDiscord) -> dict[str, int]:
@@ -544,7 +661,8 @@ def show(result: Result) -> None:
         f"{result.cpu_ms_per_move:.2f} ms/move ({result.loop_cpu_ms_per_move:.2f} on the loop's "
         f"thread) + {result.workers_cpu_ms_per_move:.2f} in its worker processes; requests per "
         f"move {result.exempt_per_move:.2f} "
-        f"exempt + {result.limited_per_move:.2f} rate-limited; bot RSS {result.rss_mb:.0f} MB"
+        f"exempt + {result.limited_per_move:.2f} rate-limited; bot RSS {result.rss_mb:.0f} MB; "
+        f"load average {result.load[0]:.1f} -> {result.load[1]:.1f}"
         + (f"; {result.unanswered} clicks NOT answered within 3 s" if result.unanswered else "")
         + (
             f"; {result.stalled} tables STALLED (their next position not shown within 30 s)"
@@ -560,7 +678,8 @@ def show(result: Result) -> None:
     limit = f"{SLOW_CALLBACK * 1000:.0f} ms"
     print(
         f"  garbage collections during the moves: {result.gc_pauses_over_limit} over {limit}, "
-        f"the longest {result.gc_slowest_ms:.1f} ms"
+        f"the longest {result.gc_slowest_ms:.1f} ms; in the collector's CPU time "
+        f"{result.gc_cpu_over_limit} over {limit}, the longest {result.gc_slowest_cpu_ms:.1f} ms"
     )
     if result.slow_callbacks is not None:
         slowest = f"{result.slowest_ms:.1f} ms" if result.slowest_ms is not None else "none"
