@@ -109,6 +109,34 @@ def create_bot(settings, **options):
     made.append(_create_bot(settings, guild_ready_timeout=0.05, **options))
     return made[-1]
 bot.create_bot = create_bot
+def walk():
+    gc.collect()
+    began = time.perf_counter()
+    gc.collect()
+    return len(gc.get_objects()), (time.perf_counter() - began) * 1000
+def shares(b):
+    # Emptied one after another (the moves are over): the objects each held and what a full
+    # collection then takes.
+    found = []
+    steps = [
+        ("writer memo", lambda: b.store._db.memo.clear()),
+        ("kept tails", lambda: b.store._tails.clear()),
+        ("pictures kept", lambda: b.hall.pictures._done.clear()),
+        ("interaction webhooks kept", lambda: (b.hall.delivery._handles.clear(),
+                                               b.hall.delivery._in_dms.clear())),
+        ("rate-limit buckets", lambda: b.http._buckets.clear()),
+    ]
+    before = walk()
+    for name, empty in steps:
+        try:
+            empty()
+        except AttributeError as exc:
+            found.append((name, repr(exc), 0, 0.0))
+            continue
+        after = walk()
+        found.append((name, before[0] - after[0], after[0], after[1]))
+        before = after
+    return found
 def figures(*_):
     # SIGUSR1, sent when the moves are over: the figures now, not at exit (a bot that is slow to
     # stop and gets killed would lose them), and what a full collection walks.
@@ -149,6 +177,8 @@ def figures(*_):
         if hall is not None:
             heap["pictures_kept"] = len(hall.pictures._done)
             heap["summary"] = hall.summary()
+    if made and os.environ.get("TABLE_LOAD_SHARES"):  # what each cache adds to a collection
+        heap["shares"] = shares(made[-1])
     print("FIGURES " + json.dumps({"gc_pauses": pauses, "slow": slow, "heap": heap}),
           file=sys.stderr, flush=True)
 signal.signal(signal.SIGUSR1, figures)
@@ -542,7 +572,12 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
             f"{heap.get('writer_memo')}, kept tails {heap.get('kept_tails')}, pictures kept "
             f"{heap.get('pictures_kept')}"
         )
-        print("  most tracked:", ", ".join(f"{n} {c}" for n, c in heap["types"][:30]))
+        print("  most tracked:", ", ".join(f"{n} {c}" for n, c in heap["types"][:12]))
+        for name, held, left, collect_ms in heap.get("shares", []):
+            print(
+                f"  emptying the {name}: {held} objects fewer; then {left} tracked, a full "
+                f"collection {collect_ms:.1f} ms"
+            )
     # asyncio's own lines ("Executing <Task …> took 0.031 seconds"): which callbacks were slow.
     slowest_lines = sorted(
         (
