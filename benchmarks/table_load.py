@@ -47,7 +47,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repo root, for tests.fakecord
@@ -56,7 +56,7 @@ from tests.fakecord import FakeDiscord, FakeMessage  # noqa: E402
 from tests.fakecord.interactions import DEFERRED_CHANNEL_MESSAGE as DEFERRED  # noqa: E402
 from tests.fakecord.interactions import DEFERRED_UPDATE_MESSAGE  # noqa: E402
 from tests.fakecord.messages import walk_components  # noqa: E402
-from tests.fakecord.world import FakeChannel, FakeUser  # noqa: E402
+from tests.fakecord.world import FakeChannel, FakeGuild, FakeUser  # noqa: E402
 
 PYTHON = sys.executable
 SLOW_CALLBACK = 0.020  # seconds: the issue's limit for one callback on the bot's loop
@@ -176,12 +176,18 @@ def figures(*_):
         hall = getattr(b, "hall", None)
         if hall is not None:
             heap["pictures_kept"] = len(hall.pictures._done)
+            heap["drawn"] = hall.pictures.drawn
             heap["summary"] = hall.summary()
     if made and os.environ.get("TABLE_LOAD_SHARES"):  # what each cache adds to a collection
         heap["shares"] = shares(made[-1])
     print("FIGURES " + json.dumps({"gc_pauses": pauses, "slow": slow, "heap": heap}),
           file=sys.stderr, flush=True)
 signal.signal(signal.SIGUSR1, figures)
+def counts(*_):
+    hall = getattr(made[-1], "hall", None) if made else None
+    drawn = hall.pictures.drawn if hall is not None else 0
+    print("COUNTS " + json.dumps({"drawn": drawn}), file=sys.stderr, flush=True)
+signal.signal(signal.SIGUSR2, counts)
 if os.environ.get("SIEGE_BENCH_PROFILE"):
     import cProfile
     profile = cProfile.Profile()
@@ -431,6 +437,10 @@ class Result:
     gc_tracked: int = 0
     full_collection_ms: float = 0.0
     rate_limit_buckets: int = 0
+    #: Pictures drawn during the moves (their CPU is ``workers_cpu_ms_per_move``).
+    pictures_drawn: int = 0
+    deployment: str = "1 process, SQLite"
+    processes: int = 1
     #: Every interaction of the run, the tables' opening from the bot's start-up on included:
     #: how many, how many had a first answer (full or deferred) within the bot's budget and
     #: within Discord's 3 s, and how many of the first answers were deferred ones.
@@ -453,17 +463,17 @@ class Result:
 
 
 def start_bot(
-    fake: FakeDiscord, guild_id: int, db: Path, debug_loop: bool, log: Any
+    fake: FakeDiscord, db: Path, debug_loop: bool, log: Any, extra: dict[str, str]
 ) -> subprocess.Popen[str]:
     """The bot as its own process; its log (stderr) goes to the file ``log``, as a deployed
     bot's goes to a file or the journal: a pipe read by this busy process could fill up and
     stop the bot's event loop on a write."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "SIEGE_"))}
-    env.pop("DATABASE_PATH", None)
+    ours = ("DISCORD_", "SIEGE_", "DATABASE_", "SHARD_", "DEV_GUILD_ID", "METRICS_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(ours)}
+    env.update(extra)
     env.update(
         DISCORD_TOKEN="fake-token",
         DATABASE_PATH=str(db),
-        DEV_GUILD_ID=str(guild_id),
         LOG_LEVEL="INFO",  # a line per move (a few µs); the close line counts pictures
         SIEGE_BENCH_ROOT=str(ROOT),
         SIEGE_BENCH_API=fake.api_base,
@@ -484,14 +494,124 @@ def start_bot(
     )
 
 
-async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed: int = 1) -> Result:
+@dataclass
+class Bot:
+    """One bot process of a run, its log file and its figures."""
+
+    process: subprocess.Popen[str]
+    log_path: Path
+    log: IO[str]
+    figures: dict[str, Any] | None = None
+
+    def lines(self) -> list[str]:
+        return self.log_path.read_text().splitlines(keepends=True)
+
+
+async def start_bots(
+    fake: FakeDiscord, guilds: list[FakeGuild], tmp: Path, deployment: Deployment, debug: bool
+) -> list[Bot]:
+    """The bot processes of a run, connected and with their commands, or SystemExit."""
+    shards = deployment.shards
+    bots = []
+    for n in range(deployment.processes):
+        log_path = tmp / f"bot-{n}.log"
+        log = log_path.open("w")
+        env: dict[str, str] = {}
+        if shards:
+            env["SHARD_COUNT"] = str(shards)
+            if deployment.processes > 1:  # each process its share of the shards
+                env["SHARD_IDS"] = ",".join(
+                    str(k) for k in range(shards) if k % deployment.processes == n
+                )
+        else:
+            env["DEV_GUILD_ID"] = str(guilds[0].id)
+        if deployment.database is not None:
+            env["DATABASE_URL"] = deployment.database
+        process = start_bot(fake, tmp / "load.db", debug, log, env)
+        bots.append(Bot(process, log_path, log))
+    deadline = time.monotonic() + 90
+
+    def ready() -> bool:
+        if not shards:
+            return fake.connected and bool(guilds[0].commands.all())
+        sessions = [fake.gateway.shards.get(k) for k in range(shards)]
+        return (
+            all(s is not None and s.connection is not None for s in sessions)
+            and bool(fake.global_commands.all())
+            and all("ready as" in b.log_path.read_text() for b in bots)
+        )
+
+    while not ready():
+        for b in bots:
+            if b.process.poll() is not None or time.monotonic() > deadline:
+                tail = b.lines()[-20:]
+                for other in bots:
+                    stop_bot(other)
+                raise SystemExit("the bot did not start:\n" + "".join(tail))
+        await asyncio.sleep(0.05)
+    return bots
+
+
+def stop_bot(b: Bot) -> None:
+    if b.process.poll() is None:
+        b.process.send_signal(signal.SIGTERM)  # a background job ignores SIGINT
+        try:
+            b.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            print("  the bot did not stop within 60 s: killed (its figures were taken before)")
+            b.process.kill()
+            b.process.wait()
+    b.log.close()
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """How the bot runs: ``processes`` processes over ``shards`` shards (0: unsharded, one
+    server), on ``database`` (a PostgreSQL URL) or a SQLite file (None)."""
+
+    processes: int = 1
+    shards: int = 0
+    database: str | None = None
+
+    @property
+    def label(self) -> str:
+        where = "PostgreSQL" if self.database else "SQLite"
+        if not self.shards:
+            return f"1 process, {where}"
+        processes = f"{self.processes} process{'es' if self.processes > 1 else ''}"
+        return f"{processes} over {self.shards} shards, {where}"
+
+
+def process_cpu(pids: Sequence[int]) -> tuple[float, float, float]:
+    """CPU seconds of the bot processes: all their threads, their main threads (the event
+    loops), their worker processes."""
+    return (
+        sum(cpu_seconds(pid) for pid in pids),
+        sum(cpu_seconds(pid, pid) for pid in pids),
+        sum(children_cpu_seconds(pid) for pid in pids),
+    )
+
+
+async def run_size(
+    tables: int,
+    moves: int,
+    rate: float,
+    debug_loop: bool,
+    seed: int = 1,
+    deployment: Deployment = Deployment(),
+) -> Result:
     from cogs.guide import command_name
 
     command = f"play {command_name('castles')}"
     async with FakeDiscord(capture_library_errors=False) as fake:
-        guild = fake.add_guild("Load")
+        shards = deployment.shards
+        guilds = [
+            fake.add_guild(f"Load {k}", shard=(k, shards) if shards else None)
+            for k in range(max(shards, 1))
+        ]
         rows = []
         for n in range(tables):
+            guild = guilds[n % len(guilds)]  # each shard's server its share of the tables
             channel = guild.add_text_channel(f"table-{n}")
             host, guest = fake.add_user(f"a{n}"), fake.add_user(f"b{n}")
             guild.add_member(host)
@@ -499,16 +619,9 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
             rows.append(Table(channel, host, guest))
         watcher = Watcher(fake)
         with tempfile.TemporaryDirectory() as tmp:
-            log_path = Path(tmp) / "bot.log"
-            log = log_path.open("w")
-            process = start_bot(fake, guild.id, Path(tmp) / "load.db", debug_loop, log)
+            bots = await start_bots(fake, guilds, Path(tmp), deployment, debug_loop)
+            pids = [b.process.pid for b in bots]
             try:
-                deadline = time.monotonic() + 60
-                while not (fake.connected and guild.commands.all()):
-                    if process.poll() is not None or time.monotonic() > deadline:
-                        tail = log_path.read_text().splitlines()[-20:]
-                        raise SystemExit("the bot did not start:\n" + "\n".join(tail))
-                    await asyncio.sleep(0.05)
                 await fake.settle(quiet=0.3, timeout=600)
                 for start in range(0, tables, 50):  # open in batches
                     await asyncio.gather(
@@ -517,10 +630,11 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
                 await fake.settle(quiet=0.3, timeout=600)
                 rng = random.Random(seed)
                 pacer = Pacer(rate)
+                drawn_before = 0
+                for b in bots:
+                    drawn_before += (await ask(b, signal.SIGUSR2, "COUNTS ") or {}).get("drawn", 0)
                 exempt, limited = fake.exempt_count, fake.limited_count
-                cpu = cpu_seconds(process.pid)
-                loop_cpu = cpu_seconds(process.pid, process.pid)  # the event loop's thread
-                workers_cpu = children_cpu_seconds(process.pid)
+                cpu_before = process_cpu(pids)
                 load_before = load_average()
                 started = time.perf_counter()
                 window = [time.time(), 0.0]  # the moves, in wall time (the bot's clock too)
@@ -528,31 +642,36 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
                 await fake.settle(quiet=0.2, timeout=120)
                 elapsed = time.perf_counter() - started
                 window[1] = time.time()
-                cpu = cpu_seconds(process.pid) - cpu
-                loop_cpu = cpu_seconds(process.pid, process.pid) - loop_cpu
-                workers_cpu = children_cpu_seconds(process.pid) - workers_cpu
+                cpu, loop_cpu, workers_cpu = (
+                    after - before
+                    for after, before in zip(process_cpu(pids), cpu_before, strict=True)
+                )
                 exempt, limited = fake.exempt_count - exempt, fake.limited_count - limited
                 routes = Counter(
                     re.sub(r"/[0-9]{6,}|/[A-Za-z0-9_-]{60,}", "/…", line)
                     for line in list(fake.request_log)[-min(limited + exempt, 4000) :]
                 )
-                rss = rss_mb(process.pid)
+                rss = max(rss_mb(pid) for pid in pids)
                 load_after = load_average()
                 answers = first_answers(fake)
-                figures = await read_figures(process, log_path)
+                for b in bots:
+                    b.figures = await ask(b, signal.SIGUSR1, "FIGURES ")
             finally:
-                if process.poll() is None:
-                    process.send_signal(signal.SIGTERM)  # a background job ignores SIGINT
-                    try:
-                        process.wait(timeout=60)
-                    except subprocess.TimeoutExpired:
-                        print("  the bot did not stop within 60 s: killed (no exit figures)")
-                        process.kill()
-                        process.wait()
-                log.close()
-                stderr = log_path.read_text().splitlines(keepends=True)
+                for b in bots:
+                    stop_bot(b)
+            stderr = [line for b in bots for line in b.lines()]
+            for b in bots:
+                if b.figures is None:
+                    print("  a bot did not report its figures when asked; its exit lines used")
+                    b.figures = exit_figures(b.lines())
         if fake.violations:
             print("fake Discord violations:", *fake.violations[:10], sep="\n  ")
+    figures: dict[str, Any] = {
+        "slow": [x for b in bots for x in (b.figures or {}).get("slow", [])],
+        "gc_pauses": [x for b in bots for x in (b.figures or {}).get("gc_pauses", [])],
+    }
+    heaps = [(b.figures or {}).get("heap", {}) for b in bots]
+    drawn = sum(h.get("drawn", 0) for h in heaps) - drawn_before
     slow: list[float] | None = None  # slow callbacks while the moves were played
     slow_outside: list[float] = []  # at start-up, while the tables were opened, at the end
     if figures is None:
@@ -563,8 +682,9 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         for at, seconds in figures["slow"]:
             (slow if window[0] <= at <= window[1] else slow_outside).append(seconds)
     pauses = [tuple(p) for p in figures["gc_pauses"] if window[0] <= p[0] <= window[1]]
-    heap: dict[str, Any] = figures.get("heap", {})
-    if heap:
+    for heap in heaps:
+        if not heap:
+            continue
         print(
             f"  heap after the moves: {heap['tracked']:,} objects tracked by the collector "
             f"({heap['frozen']:,} frozen), a full collection {heap['full_collection_ms']:.0f} ms;"
@@ -593,12 +713,9 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
     for line in stderr:
         if line.startswith("OWNERS "):
             print("  " + line.strip())
-    summary = heap.get("summary")
-    for line in stderr:
-        if "closing: " in line:
-            summary = line.rpartition("closing: ")[2].strip()
-    if summary:
-        print("  the bot's own counts:", summary)
+    for heap in heaps:
+        if heap.get("summary"):
+            print("  the bot's own counts:", heap["summary"])
     errors = [n for n, line in enumerate(stderr) if "Traceback" in line or " ERROR " in line]
     if errors:
         first = errors[0]
@@ -635,26 +752,30 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         gc_slowest_ms=max((p[2] * 1000 for p in pauses), default=0.0),
         gc_cpu_over_limit=sum(1 for p in pauses if p[-1] > SLOW_CALLBACK),
         gc_slowest_cpu_ms=max((p[-1] * 1000 for p in pauses), default=0.0),
-        gc_tracked=heap.get("tracked", 0),
-        full_collection_ms=heap.get("full_collection_ms", 0.0),
-        rate_limit_buckets=heap.get("rate_limit_buckets", 0),
+        gc_tracked=max((h.get("tracked", 0) for h in heaps), default=0),
+        full_collection_ms=max((h.get("full_collection_ms", 0.0) for h in heaps), default=0.0),
+        rate_limit_buckets=max((h.get("rate_limit_buckets", 0) for h in heaps), default=0),
+        pictures_drawn=drawn,
+        deployment=deployment.label,
+        processes=deployment.processes,
         **answers,
     )
 
 
-async def read_figures(process: subprocess.Popen[str], log_path: Path) -> dict[str, Any] | None:
-    """Ask the bot for its figures (SIGUSR1) while it runs and wait for the line: a bot that is
-    slow to stop afterwards, or is killed, loses none of them."""
-    if process.poll() is not None:
+async def ask(bot: Bot, sig: int, prefix: str) -> dict[str, Any] | None:
+    """Signal the bot (SIGUSR1: its figures; SIGUSR2: its counts) and wait for the line it
+    prints: figures taken while it runs, so a bot slow to stop, or killed, loses none."""
+    if bot.process.poll() is not None:
         return None
-    process.send_signal(signal.SIGUSR1)
+    seen = sum(1 for line in bot.lines() if line.startswith(prefix))
+    bot.process.send_signal(sig)
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and process.poll() is None:
-        for line in log_path.read_text().splitlines():
-            if line.startswith("FIGURES "):
-                found: dict[str, Any] = json.loads(line[8:])
-                return found
-        await asyncio.sleep(0.2)
+    while time.monotonic() < deadline and bot.process.poll() is None:
+        found = [line for line in bot.lines() if line.startswith(prefix)]
+        if len(found) > seen:
+            answer: dict[str, Any] = json.loads(found[-1][len(prefix) :])
+            return answer
+        await asyncio.sleep(0.1)
     return None
 
 
