@@ -29,7 +29,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.table_load import Deployment, Result, load_average, run_size, show  # noqa: E402
+from benchmarks.table_load import (  # noqa: E402
+    Deployment,
+    Result,
+    as_json,
+    load_average,
+    report,
+    run_size,
+)
 
 SHARDS = 2
 
@@ -78,7 +85,7 @@ async def amain(args: argparse.Namespace) -> list[Result]:
             result = await run_size(
                 args.tables, args.moves, args.rate, debug_loop=False, deployment=deployment
             )
-            show(result)
+            report(result)
             results.append(result)
     one, two = results
     ratio = two.moves_per_second / one.moves_per_second
@@ -102,8 +109,7 @@ def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> None:
     results = asyncio.run(amain(arguments(argv)))
-    rows = [{**r.__dict__, "moves_per_second": r.moves_per_second} for r in results]
-    print("RESULT " + json.dumps(rows))
+    print("RESULT " + json.dumps([as_json(r) for r in results]))
 
 
 if __name__ == "__main__":

@@ -846,6 +846,22 @@ def show(result: Result) -> None:
         )
 
 
+def as_json(result: Result) -> dict[str, Any]:
+    return {
+        **result.__dict__,
+        "moves_per_second": result.moves_per_second,
+        "share_within_limit": result.share_within_limit,
+        "share_within_budget": result.share_within_budget,
+    }
+
+
+def report(result: Result) -> None:
+    """Print a run's figures, then one line of JSON (``SIZE {...}``) at once: a later size
+    that fails or runs out of time loses nothing of this one (``benchmarks/all.py``)."""
+    show(result)
+    print("SIZE " + json.dumps(as_json(result)), flush=True)
+
+
 def ints(text: str) -> list[int]:
     return [int(x) for x in text.split(",")]
 
@@ -874,27 +890,18 @@ async def amain(args: argparse.Namespace) -> list[Result]:
     results = []
     for size, moves, rate in zip(args.sizes, args.moves, args.rates, strict=True):
         result = await run_size(size, moves, rate, debug_loop=False)
-        show(result)
+        report(result)
         results.append(result)
     if args.debug_loop:
         result = await run_size(args.sizes[-1], args.moves[-1], args.debug_rate, debug_loop=True)
-        show(result)
+        report(result)
         results.append(result)
     return results
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     results = asyncio.run(amain(arguments(argv)))
-    rows: list[dict[str, Any]] = [
-        {
-            **r.__dict__,
-            "moves_per_second": r.moves_per_second,
-            "share_within_limit": r.share_within_limit,
-            "share_within_budget": r.share_within_budget,
-        }
-        for r in results
-    ]
-    print("RESULT " + json.dumps(rows))
+    print("RESULT " + json.dumps([as_json(r) for r in results]))
 
 
 if __name__ == "__main__":
