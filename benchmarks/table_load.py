@@ -475,7 +475,8 @@ def start_bot(
         DISCORD_TOKEN="fake-token",
         DATABASE_PATH=str(db),
         LOG_LEVEL="INFO",  # a line per move (a few µs); the close line counts pictures
-        SIEGE_BENCH_ROOT=str(ROOT),
+        # The bot's code: this checkout, or another one to compare with (--bot-root).
+        SIEGE_BENCH_ROOT=os.environ.get("TABLE_LOAD_BOT_ROOT", str(ROOT)),
         SIEGE_BENCH_API=fake.api_base,
         SIEGE_BENCH_GATEWAY=fake.ws_url,
     )
@@ -883,6 +884,12 @@ def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="clicks/s of the debug-mode run (debug mode halves what the bot carries: offered "
         "more, it falls behind and measures its backlog, not its callbacks)",
     )
+    parser.add_argument(
+        "--bot-root",
+        type=Path,
+        help="run the bot from this checkout (e.g. an export of main, for a before/after pair); "
+        "the fake Discord and the players stay this one's",
+    )
     return parser.parse_args(argv)
 
 
@@ -900,7 +907,11 @@ async def amain(args: argparse.Namespace) -> list[Result]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    results = asyncio.run(amain(arguments(argv)))
+    args = arguments(argv)
+    if args.bot_root is not None:
+        os.environ["TABLE_LOAD_BOT_ROOT"] = str(args.bot_root.resolve())
+        print(f"the bot from {args.bot_root.resolve()}", flush=True)
+    results = asyncio.run(amain(args))
     print("RESULT " + json.dumps([as_json(r) for r in results]))
 
 
