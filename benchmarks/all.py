@@ -559,6 +559,17 @@ def scale_out_rows(quick: bool, floor: Floor | None) -> list[Row]:
                 load=f"{r['load'][0]:.1f}-{r['load'][1]:.1f}",
             )
         )
+        for name, ms in r.get("others_cpu_ms_per_move", {}).items():
+            rows.append(
+                Row(
+                    "scale-out",
+                    f"{r['deployment']}: {name} CPU per move",
+                    f"{ms:.2f} ms",
+                    "",
+                    None,
+                    load=f"{r['load'][0]:.1f}-{r['load'][1]:.1f}",
+                )
+            )
         rows.append(
             Row(
                 "scale-out",

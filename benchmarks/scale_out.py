@@ -23,6 +23,7 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,8 @@ from benchmarks.table_load import (  # noqa: E402
     Deployment,
     Result,
     as_json,
+    children_cpu_seconds,
+    cpu_seconds,
     load_average,
     report,
     run_size,
@@ -53,6 +56,11 @@ def postgres_server() -> Iterator[Any]:
             yield server
         finally:
             server.cleanup()
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of ``pid`` and its live children (the PostgreSQL server and its backends)."""
+    return cpu_seconds(pid) + children_cpu_seconds(pid)
 
 
 async def fresh_database(server: Any, name: str) -> str:
@@ -82,8 +90,14 @@ async def amain(args: argparse.Namespace) -> list[Result]:
             url = await fresh_database(server, f"load_{processes}")
             deployment = Deployment(processes=processes, shards=SHARDS, database=url)
             print(f"-- {deployment.label}: {args.tables} tables offered {args.rate}/s", flush=True)
+            postmaster = server.get_pid()
             result = await run_size(
-                args.tables, args.moves, args.rate, debug_loop=False, deployment=deployment
+                args.tables,
+                args.moves,
+                args.rate,
+                debug_loop=False,
+                deployment=deployment,
+                others={"PostgreSQL (all its processes)": partial(tree_cpu, postmaster)},
             )
             report(result)
             results.append(result)

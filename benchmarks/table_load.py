@@ -44,7 +44,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -440,6 +440,7 @@ class Result:
     #: Pictures drawn during the moves (their CPU is ``workers_cpu_ms_per_move``).
     pictures_drawn: int = 0
     deployment: str = "1 process, SQLite"
+    others_cpu_ms_per_move: dict[str, float] = field(default_factory=dict)
     processes: int = 1
     #: Every interaction of the run, the tables' opening from the bot's start-up on included:
     #: how many, how many had a first answer (full or deferred) within the bot's budget and
@@ -600,7 +601,11 @@ async def run_size(
     debug_loop: bool,
     seed: int = 1,
     deployment: Deployment = Deployment(),
+    others: dict[str, Callable[[], float]] | None = None,
 ) -> Result:
+    """One run of ``tables`` tables, ``moves`` moves each. ``others``: more processes whose CPU
+    seconds (read by each callable) are counted over the moves too, per move (the database
+    server's, in ``scale_out.py``)."""
     from cogs.guide import command_name
 
     command = f"play {command_name('castles')}"
@@ -636,6 +641,7 @@ async def run_size(
                     drawn_before += (await ask(b, signal.SIGUSR2, "COUNTS ") or {}).get("drawn", 0)
                 exempt, limited = fake.exempt_count, fake.limited_count
                 cpu_before = process_cpu(pids)
+                others_before = {k: read() for k, read in (others or {}).items()}
                 load_before = load_average()
                 started = time.perf_counter()
                 window = [time.time(), 0.0]  # the moves, in wall time (the bot's clock too)
@@ -647,6 +653,7 @@ async def run_size(
                     after - before
                     for after, before in zip(process_cpu(pids), cpu_before, strict=True)
                 )
+                others_cpu = {k: read() - others_before[k] for k, read in (others or {}).items()}
                 exempt, limited = fake.exempt_count - exempt, fake.limited_count - limited
                 routes = Counter(
                     re.sub(r"/[0-9]{6,}|/[A-Za-z0-9_-]{60,}", "/…", line)
@@ -757,6 +764,7 @@ async def run_size(
         full_collection_ms=max((h.get("full_collection_ms", 0.0) for h in heaps), default=0.0),
         rate_limit_buckets=max((h.get("rate_limit_buckets", 0) for h in heaps), default=0),
         pictures_drawn=drawn,
+        others_cpu_ms_per_move={k: v * 1000 / total for k, v in others_cpu.items()},
         deployment=deployment.label,
         processes=deployment.processes,
         **answers,
@@ -838,6 +846,8 @@ def show(result: Result) -> None:
         f"the longest {result.gc_slowest_ms:.1f} ms; in the collector's CPU time "
         f"{result.gc_cpu_over_limit} over {limit}, the longest {result.gc_slowest_cpu_ms:.1f} ms"
     )
+    for name, ms in result.others_cpu_ms_per_move.items():
+        print(f"  {name}: {ms:.2f} ms CPU per move")
     if result.slow_callbacks is not None:
         slowest = f"{result.slowest_ms:.1f} ms" if result.slowest_ms is not None else "none"
         print(
