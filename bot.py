@@ -155,6 +155,7 @@ class SiegeBot(commands.Bot):
         self._retry_wait: asyncio.Future[object] | None = None
         self._preparing = False
         self._prepared = False
+        self._frozen_at_ready = False
 
     async def setup_hook(self) -> None:
         # login() runs this after every successful sign-in, so again after a retried login:
@@ -317,6 +318,11 @@ class SiegeBot(commands.Bot):
             await store.close()  # closing twice is harmless
 
     async def on_ready(self) -> None:
+        if not self._frozen_at_ready:
+            # The servers, channels and members discord.py cached on connecting live as long
+            # as the connection: out of the collector's sight too (see setup_hook).
+            self._frozen_at_ready = True
+            gc.freeze()
         shards = self.served_shards
         warming = self.hall.pictures.warming_note()
         if shards is None:

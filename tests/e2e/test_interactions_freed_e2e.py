@@ -35,3 +35,11 @@ async def test_moves_leave_no_interaction_for_the_collector(world: World) -> Non
         assert interactions_alive() == before
     finally:
         gc.enable()
+
+
+async def test_what_the_bot_cached_on_connecting_is_frozen_at_ready(world: World) -> None:
+    """The servers and channels discord.py cached before "ready" are out of the collector's
+    sight (gc.freeze): full collections do not walk them."""
+    guild = world.running.get_guild(world.guild.id)
+    assert guild is not None
+    assert not any(o is guild for o in gc.get_objects())
