@@ -481,10 +481,16 @@ def load_result_rows(r: dict[str, Any], floor: Floor | None) -> list[Row]:
 
 
 def load_rows(quick: bool, floor: Floor | None) -> list[Row]:
-    if quick:
-        plan = [(1, 40, 0), (20, 5, PACED_RATE), (200, 5, PACED_RATE), (200, 5, 200)]
-    else:
-        plan = [(1, 100, 0), (100, 6, PACED_RATE), (1000, 6, PACED_RATE), (1000, 10, 200)]
+    # (tables, moves each, clicks/s): the size comparison's two paced runs, the ceiling, and
+    # last the run the asyncio debug-mode run repeats (the larger paced one).
+    small, large = (20, 200) if quick else (100, 1000)
+    paced_moves = 5 if quick else 6
+    plan = [
+        (1, 40 if quick else 100, 0),
+        (small, paced_moves, PACED_RATE),
+        (large, 5 if quick else 10, 200),
+        (large, paced_moves, PACED_RATE),
+    ]
     args = [
         "--sizes",
         ",".join(str(t) for t, _, _ in plan),
@@ -502,7 +508,6 @@ def load_rows(quick: bool, floor: Floor | None) -> list[Row]:
     if not results:
         return [Row("load", "table_load.py", "failed", "", False)]
     rows = [row for r in results for row in load_result_rows(r, floor)]
-    small, large = plan[1][0], plan[2][0]
     paced = {
         r["tables"]: r for r in results if r["rate"] == PACED_RATE and r["slow_callbacks"] is None
     }
