@@ -284,14 +284,26 @@ class Pacer:
             await asyncio.sleep(delay)
 
 
+async def showing(fake: FakeDiscord, message: FakeMessage, label: str) -> FakeMessage:
+    """``message`` as it is once it shows a button ``label`` (an answer deferred on a busy
+    machine shows "thinking…" first): waits up to 60 s."""
+    deadline = time.monotonic() + 60
+    while True:
+        latest = fake.latest(message)
+        labels = {str(c.get("label")) for c in walk_components(latest.components)}
+        if label in labels or time.monotonic() > deadline:
+            return latest
+        await asyncio.sleep(0.05)
+
+
 async def open_table(fake: FakeDiscord, table: Table, command: str) -> None:
     handle = await table.host.slash(table.channel, command, dealer="1")
     lobby = handle.response_message
     assert lobby is not None, "no lobby"
-    await table.guest.click(fake.latest(lobby), "Join", settle_first=False)
-    await table.host.click(fake.latest(lobby), "Start", settle_first=False)
+    await table.guest.click(await showing(fake, lobby, "Join"), "Join", settle_first=False)
+    await table.host.click(await showing(fake, lobby, "Start"), "Start", settle_first=False)
     table.message_id = lobby.id
-    started = fake.latest(lobby)
+    started = await showing(fake, lobby, "Resign")
     custom_ids = [str(c.get("custom_id") or "") for c in walk_components(started.components)]
     resign = next(c for c in custom_ids if c.startswith("sh:resign:"))
     table.table_id = int(resign.rsplit(":", 1)[1])
