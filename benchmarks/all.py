@@ -499,11 +499,11 @@ def load_rows(quick: bool, floor: Floor | None) -> list[Row]:
     # (tables, moves each, clicks/s): the size comparison's two paced runs, the ceiling, and
     # last the run the asyncio debug-mode run repeats (the larger paced one).
     small, large = (20, 200) if quick else (100, 1000)
-    paced_moves = 5 if quick else 6
+    paced_moves = 5
     plan = [
         (1, 40 if quick else 100, 0),
         (small, paced_moves, PACED_RATE),
-        (large, 5 if quick else 10, 200),
+        (large, 5 if quick else 6, 200),
         (large, paced_moves, PACED_RATE),
     ]
     args = [
@@ -516,6 +516,8 @@ def load_rows(quick: bool, floor: Floor | None) -> list[Row]:
         "--debug-loop",
         "--debug-rate",
         str(PACED_RATE),
+        "--debug-moves",
+        "3",  # debug mode halves what the bot carries: fewer moves keep the run short
     ]
     # The debug-mode run repeats the last size; at the paced rate, with that size's moves.
     out = run("table_load.py", args, 1200 if quick else 2400)
@@ -549,7 +551,7 @@ def load_rows(quick: bool, floor: Floor | None) -> list[Row]:
 
 
 def scale_out_rows(quick: bool, floor: Floor | None) -> list[Row]:
-    args = ["--tables", "200", "--moves", "4"] if quick else ["--tables", "1000", "--moves", "6"]
+    args = ["--tables", "200", "--moves", "4"] if quick else ["--tables", "1000", "--moves", "4"]
     out = run("scale_out.py", [*args, "--rate", "200"], 900 if quick else 1500)
     results = sizes(out)
     rows = []

@@ -925,6 +925,9 @@ def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "more, it falls behind and measures its backlog, not its callbacks)",
     )
     parser.add_argument(
+        "--debug-moves", type=int, help="moves per table of the debug-mode run (the last size's)"
+    )
+    parser.add_argument(
         "--bot-root",
         type=Path,
         help="run the bot from this checkout (e.g. an export of main, for a before/after pair); "
@@ -940,7 +943,8 @@ async def amain(args: argparse.Namespace) -> list[Result]:
         report(result)
         results.append(result)
     if args.debug_loop:
-        result = await run_size(args.sizes[-1], args.moves[-1], args.debug_rate, debug_loop=True)
+        moves = args.debug_moves or args.moves[-1]
+        result = await run_size(args.sizes[-1], moves, args.debug_rate, debug_loop=True)
         report(result)
         results.append(result)
     return results
