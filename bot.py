@@ -44,6 +44,8 @@ from cogs.deadline import Deadline
 from cogs.hall import Hall
 from cogs.metrics import Metrics
 from cogs.offers import OFFER_ITEMS
+from cogs.privacy import PRIVACY_ITEMS, PlayerData
+from cogs.seeks import SEEK_ITEMS
 from runtime.logs import PAYLOAD_LOGGERS, configure_logging, keep_secrets_out_of_logs
 from runtime.loop import close_on_terminate, new_event_loop
 from runtime.rate_buckets import BucketPruner, http_buckets
@@ -121,6 +123,7 @@ class SiegeBot(commands.Bot):
     clockwork: Clockwork
     computers: Computers
     buckets: BucketPruner
+    player_data: PlayerData
 
     def __init__(
         self,
@@ -177,11 +180,24 @@ class SiegeBot(commands.Bot):
             self.clockwork = Clockwork(self, self.hall, self.store, self.served_shards)
             self.computers = Computers(self.hall, self.store, self._thinker, self.served_shards)
             self.hall.computers = self.computers
+            hall = self.hall
+            self.player_data = PlayerData(
+                self,
+                self.store,
+                hall.guard,
+                hall.tables,
+                hall.panels,
+                hall.notices,
+                hall.announce_end,
+                server_days=self.settings.server_data_days,
+            )
             if self.metrics is not None:
                 await self.start_metrics(self.metrics)
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
-            self.add_dynamic_items(*DYNAMIC_ITEMS, *BOARD_ITEMS, *OFFER_ITEMS)
+            self.add_dynamic_items(
+                *DYNAMIC_ITEMS, *BOARD_ITEMS, *OFFER_ITEMS, *SEEK_ITEMS, *PRIVACY_ITEMS
+            )
             await self.clockwork.start()
             await self.computers.resume()  # computer turns a restart interrupted
             # discord.py's rate-limit buckets of routes unused for a minute (runtime/rate_buckets)

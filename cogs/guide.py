@@ -51,7 +51,9 @@ def help_embed() -> discord.Embed:
         value=(
             "Run `/play` and pick a game: a table appears in the channel with **Join**. "
             "When everyone is in, the host presses **Start**. To play someone in particular, "
-            "`/siege challenge`. One table per channel: start a thread for another."
+            "`/siege challenge`; to play whoever is free, `/siege seek` posts a game anyone "
+            "may **Accept** in one click (`/siege seeks` lists them). One table per channel: "
+            "start a thread for another."
         ),
         inline=False,
     )
@@ -77,7 +79,7 @@ def help_embed() -> discord.Embed:
     embed.add_field(
         name="Rules, ratings and more",
         value=(
-            "`/siege rules` shows how each game plays (add `show` to post them for the "
+            "`/siege rules` shows how each game plays (add `show:True` to post them for the "
             "channel). `/siege leaderboard`, `/siege stats` and `/siege history` (with "
             "replays) keep score"
             + "".join(

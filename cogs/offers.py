@@ -120,6 +120,8 @@ class Offers:
         if user.bot:
             raise TableError("Bots do not take challenges; challenge a person.")
         await self.guard.remember(interaction)
+        # The challenged player may never click before the game: their name, for the pictures.
+        await self.store.remember_names({user.id: user.display_name})
         offer = await self.store.challenge(
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id,
@@ -247,6 +249,7 @@ class Offers:
         table = await self.store.get_table(table.id) or table
         await self.panels.refresh_panels(table)
         await self.notices.turn_ping(table, turn_passed_to(table, None))
+        await self.guard.hooks.seated(table.seats)
 
     # -- expiry (from the sweeper) -----------------------------------------------------------------
 

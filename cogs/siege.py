@@ -13,7 +13,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.choices import AnyGame, TwoPlayerGame, command_failed, time_control_choices
+from cogs.choices import (
+    AnyGame,
+    SeekableGame,
+    TwoPlayerGame,
+    command_failed,
+    time_control_choices,
+)
 from cogs.choices import time_control as read_time_control
 from cogs.guide import help_embed, welcome
 from engine import daily_game, daily_option, get_game
@@ -71,6 +77,9 @@ class Siege(commands.Cog):
     daily = app_commands.Group(
         name="daily", description=f"{daily_game().title}'s daily challenge", parent=siege
     )
+    privacy = app_commands.Group(
+        name="privacy", description="What Siege Hall keeps about you", parent=siege
+    )
 
     def __init__(self, bot: SiegeBot) -> None:
         self.bot = bot
@@ -100,6 +109,36 @@ class Siege(commands.Cog):
             await offers.challenge(interaction, user, game, control)
 
         await self.hall.guarded(interaction, flow)
+
+    @siege.command(name="seek", description="Offer a game here that anyone may accept.")
+    @app_commands.describe(
+        game="The game to play (for two or more)",
+        time_control="Time per move (default: no clock)",
+        rated="Whether the game counts for ratings (default: yes)",
+        rating_range="Only players rated within this many points of you (default: anyone)",
+    )
+    @app_commands.autocomplete(time_control=time_control_choices)
+    async def seek(
+        self,
+        interaction: discord.Interaction[Any],
+        game: SeekableGame,
+        time_control: str | None = None,
+        rated: bool = True,
+        rating_range: app_commands.Range[int, 50, 1000] | None = None,
+    ) -> None:
+        async def flow() -> None:
+            control = clock.NONE if time_control is None else read_time_control(time_control)
+            await self.hall.seeks.seek(interaction, game, control, rated, rating_range)
+
+        await self.hall.guarded(interaction, flow)
+
+    @siege.command(name="seeks", description="The open seeks in this server.")
+    async def seeks(self, interaction: discord.Interaction[Any]) -> None:
+        async def flow() -> None:
+            embed = await self.hall.seeks.listing(interaction)
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+
+        await self.hall.guarded(interaction, flow, private=True)
 
     @siege.command(name="cancel", description="Close this channel's open table.")
     async def cancel(self, interaction: discord.Interaction[Any]) -> None:
@@ -346,6 +385,21 @@ class Siege(commands.Cog):
 
         await self.hall.guarded(interaction, flow)
 
+    @privacy.command(name="info", description="What is kept about you, why and for how long.")
+    async def privacy_info(self, interaction: discord.Interaction[Any]) -> None:
+        data = self.bot.player_data
+        await self.hall.guarded(interaction, lambda: data.info(interaction), private=True)
+
+    @privacy.command(name="export", description="A file of everything kept about you.")
+    async def privacy_export(self, interaction: discord.Interaction[Any]) -> None:
+        data = self.bot.player_data
+        await self.hall.guarded(interaction, lambda: data.export(interaction), private=True)
+
+    @privacy.command(name="delete", description="Delete your data (asks first).")
+    async def privacy_delete(self, interaction: discord.Interaction[Any]) -> None:
+        data = self.bot.player_data
+        await self.hall.guarded(interaction, lambda: data.ask_forget(interaction), private=True)
+
     async def cog_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
@@ -353,15 +407,26 @@ class Siege(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
+        await self.bot.player_data.guild_back(guild.id)
         await welcome(guild)
+
+    @commands.Cog.listener()
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        await self.bot.player_data.guild_back(guild.id)  # added back while the bot was down
+
+    @commands.Cog.listener()
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        await self.bot.player_data.guild_left(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         await self.hall.channel_gone(channel.id)
+        await self.hall.seeks.channel_gone(channel.id)
 
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         await self.hall.channel_gone(payload.thread_id)
+        await self.hall.seeks.channel_gone(payload.thread_id)
 
 
 def _timezone(name: str) -> str:
@@ -382,7 +447,9 @@ def _quiet_hours(text: str) -> tuple[int | None, int | None]:
         return None, None
     start, _, end = words.partition("-")
     if not (start.strip().isdecimal() and end.strip().isdecimal()):
-        raise TableError("Quiet hours are two hours of your day, like 22-8, or off.")
+        raise TableError(
+            "Quiet hours are a start and an end hour, like 22-8 (10 pm to 8 am your time), or off."
+        )
     first, last = int(start), int(end)
     if not (0 <= first <= 23 and 0 <= last <= 23) or first == last:
         raise TableError("Quiet hours are two different hours from 0 to 23, like 22-8.")

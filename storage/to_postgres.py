@@ -42,6 +42,8 @@ TABLES = (
     "meta",
     "offers",
     "offer_seats",
+    "guild_departures",
+    "seeks",
 )
 #: The order rows are read in (a table's primary key), so a rematch follows the game it repeats.
 ORDER = {
@@ -58,8 +60,10 @@ ORDER = {
     "meta": "key",
     "offers": "id",
     "offer_seats": "offer_id, seat",
+    "guild_departures": "guild_id",
+    "seeks": "id",
 }
-IDENTITIES = ("tables", "offers")
+IDENTITIES = ("tables", "offers", "seeks")
 
 
 class CopyFailed(Exception):
