@@ -21,12 +21,18 @@ bot runs with ``asyncio`` debug mode's ``slow_callback_duration`` when ``--debug
 given; its overhead inflates CPU, so that run is separate). Slow callbacks are counted while the
 moves are played (the load) apart from those at start-up and while the tables are opened; every
 run also reports the garbage collections that stopped the bot longer than 20 ms during the
-moves (a ``gc.callbacks`` probe). The last line is one JSON object (``RESULT {...}``) for
-``benchmarks/all.py``.
+moves (a ``gc.callbacks`` probe), in wall time and in the collector's own CPU time. Once the
+moves are over the bot is asked for its figures (SIGUSR1: pauses, slow callbacks, the heap a
+full collection walks, by type, and what the caches hold; ``TABLE_LOAD_SHARES=1`` also empties
+each cache in turn and prints what it held) before it is stopped, so a bot slow to stop loses
+none. After each size one JSON line (``SIZE {...}``), and at the end all of them
+(``RESULT [...]``), for ``benchmarks/all.py``. ``run_size`` also runs several bot processes over
+shards on PostgreSQL (``Deployment``; ``scale_out.py``).
 
 Run: ``.venv/bin/python benchmarks/table_load.py [--sizes 1,100,1000] [--moves 100,10,3]
-[--rates 0,0,200] [--debug-loop] [--debug-rate 40]`` (rate 0: as fast as the bot answers; the
-debug-mode run plays the largest size at ``--debug-rate`` clicks/s).
+[--rates 0,0,200] [--debug-loop] [--debug-rate 40] [--debug-moves N] [--bot-root DIR]`` (rate 0:
+as fast as the bot answers; the debug-mode run plays the largest size at ``--debug-rate``
+clicks/s; ``--bot-root``: the bot from another checkout, for before/after pairs).
 """
 
 from __future__ import annotations
