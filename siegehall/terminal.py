@@ -225,7 +225,14 @@ class Terminal:
             if answer.lower() in QUIT_WORDS:
                 raise Quit
             if game.about.hint and answer.lower() in HINT_WORDS:
-                hinted, why = ai.hint(view, seat, random.Random(f"{self.seed}:hint:{ply}"))
+                began = time.monotonic()  # the bot's cap, as for a computer's move
+                hinted, why = ai.hint(
+                    view,
+                    seat,
+                    random.Random(f"{self.seed}:hint:{ply}"),
+                    options=self.options,
+                    deadline=lambda: time.monotonic() - began > ai.THINKING_SECONDS,
+                )
                 self.say(
                     f"The computer would choose {self.number_of(hinted, legal, offered)}. {why}"
                 )
