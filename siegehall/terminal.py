@@ -140,6 +140,12 @@ def describe(action: Action) -> str:
     return f"{kind} ({rest})" if rest else kind
 
 
+def _capped() -> Callable[[], bool]:
+    """A deadline that is up after the bot's cap on thinking (``ai.THINKING_SECONDS``)."""
+    began = time.monotonic()
+    return lambda: time.monotonic() - began > ai.THINKING_SECONDS
+
+
 class Terminal:
     def __init__(
         self,
@@ -194,15 +200,8 @@ class Terminal:
         assert level is not None
         rng = random.Random(f"{self.seed}:computer:{ply}")
         view = self.game.view(state, seat)
-        began = time.monotonic()  # the bot's cap: a second a move at most
         return ai.choose(
-            self.game.key,
-            view,
-            seat,
-            level,
-            rng,
-            options=self.options,
-            deadline=lambda: time.monotonic() - began > ai.THINKING_SECONDS,
+            self.game.key, view, seat, level, rng, options=self.options, deadline=_capped()
         )
 
     def human_move(self, state: State, seat: int, ply: int) -> Action:
@@ -225,13 +224,12 @@ class Terminal:
             if answer.lower() in QUIT_WORDS:
                 raise Quit
             if game.about.hint and answer.lower() in HINT_WORDS:
-                began = time.monotonic()  # the bot's cap, as for a computer's move
                 hinted, why = ai.hint(
                     view,
                     seat,
                     random.Random(f"{self.seed}:hint:{ply}"),
                     options=self.options,
-                    deadline=lambda: time.monotonic() - began > ai.THINKING_SECONDS,
+                    deadline=_capped(),
                 )
                 self.say(
                     f"The computer would choose {self.number_of(hinted, legal, offered)}. {why}"

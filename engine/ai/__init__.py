@@ -44,9 +44,13 @@ BUDGETS: dict[str, dict[str, int]] = {
     "castles": {"normal": 20, "hard": 300},
     "king": {"normal": 40, "hard": 220},
     "towers": {"normal": 60, "hard": 400},
-    "kurth": {"easy": 8, "normal": 50, "hard": 350},
+    "kurth": {"easy": 8, "normal": 50, "hard": 600},
     "knights": {"normal": 2, "hard": 4},  # search depth in plies
 }
+
+#: Games whose search expands a node first with its playout policy's reply
+#: (:func:`engine.ai.search.ismcts`, ``guided``).
+GUIDED = frozenset({"king"})
 
 #: A game's model for one decision: the view, the seat, the table's options and the level.
 ModelFactory = Callable[[Mapping[str, Any], int, Mapping[str, Any], str], Model]
@@ -99,7 +103,8 @@ def choose(
     anchor = None
     if level == "hard" and isinstance(model, castles.CastlesModel):
         anchor = model.anchor(rng)
-    return ismcts(model, seat, iterations, rng, deadline=deadline, anchor=anchor)
+    guided = game_key in GUIDED
+    return ismcts(model, seat, iterations, rng, deadline=deadline, anchor=anchor, guided=guided)
 
 
 def easy_action(model: Model, seat: int, rng: random.Random) -> Action:
