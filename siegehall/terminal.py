@@ -36,6 +36,12 @@ from presentation.base import (
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 
 
+def thinking_cap() -> Callable[[], bool]:
+    """The bot's cap on the computer's thinking (a second a move at most), from now."""
+    began = time.monotonic()
+    return lambda: time.monotonic() - began > ai.THINKING_SECONDS
+
+
 @dataclass(frozen=True)
 class Choice:
     """One numbered choice: the legal action it takes (its index) and its label."""
@@ -140,12 +146,6 @@ def describe(action: Action) -> str:
     return f"{kind} ({rest})" if rest else kind
 
 
-def _capped() -> Callable[[], bool]:
-    """A deadline that is up after the bot's cap on thinking (``ai.THINKING_SECONDS``)."""
-    began = time.monotonic()
-    return lambda: time.monotonic() - began > ai.THINKING_SECONDS
-
-
 class Terminal:
     def __init__(
         self,
@@ -201,7 +201,13 @@ class Terminal:
         rng = random.Random(f"{self.seed}:computer:{ply}")
         view = self.game.view(state, seat)
         return ai.choose(
-            self.game.key, view, seat, level, rng, options=self.options, deadline=_capped()
+            self.game.key,
+            view,
+            seat,
+            level,
+            rng,
+            options=self.options,
+            deadline=thinking_cap(),
         )
 
     def human_move(self, state: State, seat: int, ply: int) -> Action:
@@ -225,11 +231,11 @@ class Terminal:
                 raise Quit
             if game.about.hint and answer.lower() in HINT_WORDS:
                 hinted, why = ai.hint(
+                    game.key,
                     view,
                     seat,
                     random.Random(f"{self.seed}:hint:{ply}"),
-                    options=self.options,
-                    deadline=_capped(),
+                    deadline=thinking_cap(),
                 )
                 self.say(
                     f"The computer would choose {self.number_of(hinted, legal, offered)}. {why}"

@@ -42,6 +42,7 @@ TABLES = (
     "meta",
     "offers",
     "offer_seats",
+    "seeks",
 )
 #: The order rows are read in (a table's primary key), so a rematch follows the game it repeats.
 ORDER = {
@@ -58,8 +59,9 @@ ORDER = {
     "meta": "key",
     "offers": "id",
     "offer_seats": "offer_id, seat",
+    "seeks": "id",
 }
-IDENTITIES = ("tables", "offers")
+IDENTITIES = ("tables", "offers", "seeks")
 
 
 class CopyFailed(Exception):
