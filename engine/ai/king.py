@@ -339,7 +339,7 @@ _VALUES = {code: card_value(code) or 0 for code in set(deck(True))}
 
 # Search iterations per level (hard stays under a second a move; docs/computer.md).
 COMPUTER = Computer(
-    budgets={"normal": 40, "hard": 220},
+    budgets={"normal": 100, "hard": 400},
     model=lambda view, seat, options, level: KingModel(view, seat, options),
     guided=True,
 )
