@@ -42,6 +42,9 @@ TABLES = (
     "meta",
     "offers",
     "offer_seats",
+    "tournaments",
+    "tournament_entrants",
+    "tournament_matches",
 )
 #: The order rows are read in (a table's primary key), so a rematch follows the game it repeats.
 ORDER = {
@@ -58,8 +61,11 @@ ORDER = {
     "meta": "key",
     "offers": "id",
     "offer_seats": "offer_id, seat",
+    "tournaments": "id",
+    "tournament_entrants": "tournament_id, user_id",
+    "tournament_matches": "id",
 }
-IDENTITIES = ("tables", "offers")
+IDENTITIES = ("tables", "offers", "tournaments", "tournament_matches")
 
 
 class CopyFailed(Exception):
