@@ -215,11 +215,23 @@ class Expiring(Protocol):
     async def expired(self, offer: OfferRecord) -> None: ...
 
 
+class Pushing(Protocol):
+    """Tournaments pushed on when a game ends or the sweeper finds one due
+    (:class:`cogs.tournaments.Tournaments`)."""
+
+    async def game_over(self, table: TableRecord) -> None: ...
+
+    async def sweep(self) -> int: ...
+
+
 class Sweeping(Protocol):
     """What the sweeper (:mod:`cogs.clockwork`) needs of the hall."""
 
     @property
     def computers(self) -> Thinking | None: ...
+
+    @property
+    def tournaments(self) -> Pushing: ...
 
     @property
     def offers(self) -> Expiring: ...
@@ -290,6 +302,8 @@ class Hooks:
         self.computers: Thinking | None = None
         #: Counts the moves (set by the bot when ``METRICS_PORT`` is set).
         self.metrics: Metrics | None = None
+        #: Told of every game's end (a tournament's game pushes its tournament on).
+        self.tournaments: Pushing | None = None
 
     def committed(self, table: TableRecord) -> None:
         if self.metrics is not None:

@@ -28,6 +28,7 @@ from cogs.offers import Offers
 from cogs.panels import Panels
 from cogs.pictures import Pictures
 from cogs.table_view import TableView
+from cogs.tournaments import Tournaments
 from storage import Store
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ class Hall:
         )
         #: What follows a move's answer, queued behind the answers (one redraw per table).
         self.redraws = moves.redraws
+        self.tournaments = Tournaments(client, store, guard, self.offers, notices, moves)
+        self.hooks.tournaments = self.tournaments
 
         # The names the bot, the cogs, the components and the tests call.
         self.guarded = guard.guarded
