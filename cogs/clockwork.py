@@ -112,7 +112,7 @@ class Clockwork:
                 handled += 1
                 await self.digest(user_id)
         # Tournaments due: a start time come, a round over, a table to open (after a restart).
-        handled += await self.hall.tournaments.sweep()
+        handled += await self.hall.tournaments.sweep(self.shards)
         if self.hall.computers is not None:  # a computer turn a restart interrupted
             handled += await self.hall.computers.resume()
         if self.metrics is not None:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from cogs.metrics import Metrics
     from cogs.pictures import Pictures
     from storage.offers import OfferRecord
+    from storage.shards import Shards
 
 #: Every flow logs as the hall did before it was split, so operators' filters still match.
 log = logging.getLogger("siege.hall")
@@ -221,7 +222,7 @@ class Pushing(Protocol):
 
     async def game_over(self, table: TableRecord) -> None: ...
 
-    async def sweep(self) -> int: ...
+    async def sweep(self, shards: Shards | None = None) -> int: ...
 
 
 class Sweeping(Protocol):

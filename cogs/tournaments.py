@@ -36,6 +36,7 @@ from cogs.tournament_view import (
 from engine import get_game
 from engine.tournament import Format
 from storage import Store, TableError, TableRecord, clock
+from storage.shards import Shards
 from storage.tournament_records import MatchRecord, TournamentRecord
 from storage.tournaments import Advance
 
@@ -269,11 +270,11 @@ class Tournaments:
         if tid is not None:
             await self.push(tid)
 
-    async def sweep(self) -> int:
-        """The sweeper's part: every tournament with something due is pushed; returns how many
-        did something."""
+    async def sweep(self, shards: Shards | None = None) -> int:
+        """The sweeper's part: every tournament with something due (of the servers on
+        ``shards``) is pushed; returns how many did something."""
         handled = 0
-        for tid in await self.store.tournaments_due():
+        for tid in await self.store.tournaments_due(shards=shards):
             try:
                 handled += await self.push(tid)
             except Exception:

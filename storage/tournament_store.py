@@ -16,6 +16,7 @@ from storage.base import StoreBase
 from storage.database import Connection
 from storage.playing import apply_action
 from storage.records import RESIGN, TableRecord
+from storage.shards import Shards
 from storage.tournament_records import MatchRecord, TournamentRecord
 from storage.tournaments import Advance
 
@@ -111,9 +112,10 @@ class Tournaments(StoreBase):
             lambda conn: tournaments.seat(conn, match_id, thread_id, seed, moment)
         )
 
-    async def tournaments_due(self, limit: int = 50) -> list[int]:
+    async def tournaments_due(self, limit: int = 50, *, shards: Shards | None = None) -> list[int]:
+        """The tournaments a push may have work for (with ``shards``: of those shards' servers)."""
         moment = self._moment()
-        return await self._read(lambda conn: tournaments.due(conn, moment, limit))
+        return await self._read(lambda conn: tournaments.due(conn, moment, limit, shards))
 
     async def set_tournament_message(
         self, tid: int, message_id: int | None, *, standings: bool = False

@@ -28,6 +28,8 @@ from engine.tournament.plan import LEAST_PLAYERS, next_round, planned_rounds
 from engine.tournament.robin import MOST_PLAYERS
 from storage import clock, records, tables
 from storage.database import Connection
+from storage.shards import Shards
+from storage.shards import condition as shard_condition
 from storage.tournament_records import (
     MatchRecord,
     TournamentRecord,
@@ -322,19 +324,21 @@ def settle_cancelled(conn: Connection, tid: int) -> int:
     return len(rows)
 
 
-def due(conn: Connection, moment: datetime, limit: int) -> list[int]:
+def due(conn: Connection, moment: datetime, limit: int, shards: Shards | None = None) -> list[int]:
     """The tournaments a push may have work for: open ones whose start has come, running ones
-    whose round is over, has a match without its table, or a cancelled table."""
+    whose round is over, has a match without its table, or a cancelled table (with ``shards``:
+    only those of the servers on those shards)."""
     now = clock.stamp(moment)
+    mine, params = shard_condition(shards, "t.guild_id")
     rows = conn.execute(
-        "SELECT t.id FROM tournaments AS t WHERE (t.status = 'open' AND t.starts_at <= ?)"
+        "SELECT t.id FROM tournaments AS t WHERE ((t.status = 'open' AND t.starts_at <= ?)"
         " OR (t.status = 'running' AND (NOT EXISTS (SELECT 1 FROM tournament_matches AS m"
         " WHERE m.tournament_id = t.id AND m.round = t.round AND m.points IS NULL)"
         " OR EXISTS (SELECT 1 FROM tournament_matches AS m LEFT JOIN tables AS g"
         " ON g.id = m.table_id WHERE m.tournament_id = t.id AND m.round = t.round"
-        " AND m.points IS NULL AND (m.table_id IS NULL OR g.status = 'cancelled'))))"
-        " ORDER BY t.id LIMIT ?",
-        (now, limit),
+        " AND m.points IS NULL AND (m.table_id IS NULL OR g.status = 'cancelled')))))"
+        f"{mine} ORDER BY t.id LIMIT ?",
+        (now, *params, limit),
     ).fetchall()
     return [int(row[0]) for row in rows]
 

@@ -245,3 +245,20 @@ def test_round_robin_meets_every_pair_exactly_once_a_cycle(n: int, double: bool)
         assert once.count(frozenset((a, b))) == (2 if double else 1)
     if double:
         assert len(set(games)) == len(games)  # the return games have the seats swapped
+
+
+def test_buchholz_separates_players_level_on_points() -> None:
+    # 1 and 2 both score 1; 1 met 2 (1) and 3 (2), Buchholz 3; 2 met 1 (1) and 4 (0), Buchholz 1.
+    games = [
+        Match(1, (1, 2), (1.0, 0.0)),
+        Match(1, (3, 4), (1.0, 0.0)),
+        Match(2, (3, 1), (1.0, 0.0)),
+        Match(2, (2, 4), (1.0, 0.0)),
+    ]
+    lines = standings(field(4), games)
+    assert [(line.player, line.points, line.buchholz) for line in lines] == [
+        (3, 2.0, 1.0),  # met 4 (0) and 1 (1)
+        (1, 1.0, 3.0),
+        (2, 1.0, 1.0),
+        (4, 0.0, 3.0),
+    ]

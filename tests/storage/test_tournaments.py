@@ -99,10 +99,12 @@ async def test_two_results_at_once_close_the_round_once(timed: Store, clock: Clo
         await timed.join_tournament(t.id, user)
     clock.advance(hours=1)
     await timed.push_tournament(t.id)
+    assert await timed.tournaments_due() == [t.id]  # its matches wait for their tables
     tables = [
         await timed.seat_match(m.id, next(THREADS)) for m in await timed.tournament_matches(t.id)
     ]
     assert all(table is not None for table in tables)
+    assert await timed.tournaments_due() == []  # nothing to do while the games are played
     # A second seating of the same match opens nothing.
     first = (await timed.tournament_matches(t.id))[0]
     assert await timed.seat_match(first.id, next(THREADS)) is None
