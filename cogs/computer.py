@@ -53,10 +53,14 @@ def think(
     )
 
 
-def advise(view: Mapping[str, Any], seat: int, seed: int, options: Mapping[str, Any]) -> str:
-    """Siege at Kurth's hint, in a worker process: the hard choice and why, as one sentence."""
+def advise(
+    game_key: str, view: Mapping[str, Any], seat: int, seed: int, options: Mapping[str, Any]
+) -> str:
+    """A game's hint (Siege at Kurth's), in a worker process: the hard choice and why, as one
+    sentence."""
     began = time.monotonic()
     _, why = ai.hint(
+        game_key,
         view,
         seat,
         random.Random(seed),
@@ -167,7 +171,9 @@ class Computers:
         view = table.engine.view(table.running_state(), seat)
         seed = random.Random(f"{table.seed}:hint:{table.ply}").randrange(2**63)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, advise, view, seat, seed, table.options)
+        return await loop.run_in_executor(
+            self.executor, advise, table.game, view, seat, seed, table.options
+        )
 
     async def idle(self) -> None:
         """Wait until no computer is thinking or moving (tests; a clean stop)."""

@@ -11,14 +11,25 @@ says.
 
 from __future__ import annotations
 
-from presentation.base import Renderer
-from presentation.castles import RENDERER as CASTLES
-from presentation.king import RENDERER as KING
-from presentation.knights import RENDERER as KNIGHTS
-from presentation.kurth import RENDERER as KURTH
-from presentation.towers import RENDERER as TOWERS
+import importlib
 
-RENDERERS: dict[str, Renderer] = {r.game: r for r in (CASTLES, KING, KNIGHTS, KURTH, TOWERS)}
+from engine import GAMES
+from presentation.base import Renderer
+
+#: Renderers by game key. Each game's renderer is ``RENDERER`` in ``presentation/<key>.py``, found
+#: by the game's key the first time it is asked for; a test's game registers its own.
+RENDERERS: dict[str, Renderer] = {}
+
+
+def _discover(game: str) -> Renderer | None:
+    try:
+        module = importlib.import_module(f"{__name__}.{game}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{game}":
+            raise
+        return None
+    renderer: Renderer | None = getattr(module, "RENDERER", None)
+    return renderer
 
 
 def register(renderer: Renderer) -> None:
@@ -33,9 +44,27 @@ def unregister(game: str) -> None:
 
 
 def get_renderer(game: str) -> Renderer:
-    return RENDERERS[game]
+    """The renderer of a registered game; a KeyError when it has none."""
+    found = RENDERERS.get(game)
+    if found is None:
+        found = _discover(game)
+        if found is None:
+            raise KeyError(game)
+        RENDERERS[game] = found
+    return found
 
 
 def playable_games() -> list[str]:
-    """Game keys that have both rules and a Discord renderer (offered by ``/play``)."""
-    return list(RENDERERS)
+    """Game keys that have both rules and a renderer (offered by ``/play``), in the engine
+    registry's order."""
+    playable = []
+    for key in list(GAMES):
+        try:
+            get_renderer(key)
+        except KeyError:
+            continue
+        playable.append(key)
+    return playable
+
+
+playable_games()  # find the registered games' renderers now, so RENDERERS lists them all

@@ -36,6 +36,12 @@ from presentation.base import (
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 
 
+def thinking_cap() -> Callable[[], bool]:
+    """The bot's cap on the computer's thinking (a second a move at most), from now."""
+    began = time.monotonic()
+    return lambda: time.monotonic() - began > ai.THINKING_SECONDS
+
+
 @dataclass(frozen=True)
 class Choice:
     """One numbered choice: the legal action it takes (its index) and its label."""
@@ -194,7 +200,6 @@ class Terminal:
         assert level is not None
         rng = random.Random(f"{self.seed}:computer:{ply}")
         view = self.game.view(state, seat)
-        began = time.monotonic()  # the bot's cap: a second a move at most
         return ai.choose(
             self.game.key,
             view,
@@ -202,7 +207,7 @@ class Terminal:
             level,
             rng,
             options=self.options,
-            deadline=lambda: time.monotonic() - began > ai.THINKING_SECONDS,
+            deadline=thinking_cap(),
         )
 
     def human_move(self, state: State, seat: int, ply: int) -> Action:
@@ -225,7 +230,13 @@ class Terminal:
             if answer.lower() in QUIT_WORDS:
                 raise Quit
             if game.about.hint and answer.lower() in HINT_WORDS:
-                hinted, why = ai.hint(view, seat, random.Random(f"{self.seed}:hint:{ply}"))
+                hinted, why = ai.hint(
+                    game.key,
+                    view,
+                    seat,
+                    random.Random(f"{self.seed}:hint:{ply}"),
+                    deadline=thinking_cap(),
+                )
                 self.say(
                     f"The computer would choose {self.number_of(hinted, legal, offered)}. {why}"
                 )

@@ -20,11 +20,13 @@ Everything here is a top-level function of plain data, so a ``ProcessPoolExecuto
 
 from __future__ import annotations
 
+import importlib
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from engine.ai import castles, king, knights, kurth, towers
+from engine import GAMES
+from engine.ai.computer import Anchored, Computer
 from engine.ai.search import Deadline, Model, ismcts
 from engine.declaration import COMPUTER_LEVELS
 from engine.rules import Action
@@ -36,29 +38,67 @@ THINKING_SECONDS = 1.0
 # How often the easy level plays a random legal move instead of its heuristic's.
 EASY_RANDOM = 0.3
 
-# Search iterations per move (search depth in plies for knights), per game and level, so that
-# hard stays under a second a move (see benchmarks/computer_strength.py). A game with no "easy"
-# budget plays easy by its heuristic (:func:`easy_action`); Siege at Kurth's heuristic alone is
-# no better than random play, so its easy level is a small search.
-BUDGETS: dict[str, dict[str, int]] = {
-    "castles": {"normal": 20, "hard": 300},
-    "king": {"normal": 40, "hard": 220},
-    "towers": {"normal": 60, "hard": 400},
-    "kurth": {"easy": 8, "normal": 50, "hard": 350},
-    "knights": {"normal": 2, "hard": 4},  # search depth in plies
-}
-
-#: A game's model for one decision: the view, the seat, the table's options and the level.
-ModelFactory = Callable[[Mapping[str, Any], int, Mapping[str, Any], str], Model]
+# Each game's computer is declared in its own ``engine/ai/<key>.py`` (``COMPUTER``): found by
+# key for every registered game that offers computer seats or a hint; a test may register one.
+_COMPUTERS: dict[str, Computer] = {}
 
 
-def _models() -> dict[str, ModelFactory]:
-    return {
-        "castles": lambda view, seat, options, level: castles.CastlesModel(view, seat, level),
-        "king": lambda view, seat, options, level: king.KingModel(view, seat, options),
-        "towers": lambda view, seat, options, level: towers.TowersModel(view, seat, options),
-        "kurth": lambda view, seat, options, level: kurth.KurthModel(view, seat),
-    }
+def computer_for(game_key: str) -> Computer:
+    """The computer player of a game; a ValueError when the game has none."""
+    found = _COMPUTERS.get(game_key)
+    if found is not None:
+        return found
+    try:
+        module = importlib.import_module(f"{__name__}.{game_key}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{game_key}":
+            raise
+        raise ValueError(f"No computer player for {game_key!r}.") from None
+    computer = getattr(module, "COMPUTER", None)
+    if not isinstance(computer, Computer):
+        raise ValueError(f"No computer player for {game_key!r}.")
+    _COMPUTERS[game_key] = computer
+    return computer
+
+
+def register(game_key: str, computer: Computer) -> None:
+    """Give a game registered by a test (see :func:`engine.register`) its computer player."""
+    if game_key in _COMPUTERS:
+        raise ValueError(f"A computer is already registered for {game_key!r}.")
+    _COMPUTERS[game_key] = computer
+
+
+def unregister(game_key: str) -> None:
+    _COMPUTERS.pop(game_key, None)
+
+
+class _Budgets(Mapping[str, Mapping[str, int]]):
+    """Search iterations per level (plies for Siege (1966)) of every game with a computer, read
+    from each game's ``COMPUTER``; see ``docs/computer.md``."""
+
+    def __getitem__(self, game_key: str) -> Mapping[str, int]:
+        try:
+            return computer_for(game_key).budgets
+        except ValueError:
+            raise KeyError(game_key) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key in list(GAMES) if key in self)
+
+    def __contains__(self, game_key: object) -> bool:
+        if not isinstance(game_key, str):
+            return False
+        try:
+            computer_for(game_key)
+        except ValueError:
+            return False
+        return True
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+BUDGETS: Mapping[str, Mapping[str, int]] = _Budgets()
 
 
 def choose(
@@ -82,22 +122,20 @@ def choose(
         raise ValueError(f"Unknown level {level!r}; choose easy, normal or hard.")
     if view.get("to_act") != seat:
         raise ValueError("It is not this seat's turn.")
-    opts = dict(options or {})
-    if game_key == "knights":
-        depth = budget if budget is not None else BUDGETS["knights"].get(level, 1)
-        return knights.choose(view, seat, level, rng, depth=depth, deadline=deadline)
-    factories = _models()
-    if game_key not in factories:
-        raise ValueError(f"No computer player for {game_key!r}.")
-    model = factories[game_key](view, seat, opts, level)
+    computer = computer_for(game_key)
+    if computer.search is not None:
+        depth = budget if budget is not None else computer.budgets.get(level, 1)
+        return computer.search(view, seat, level, rng, depth=depth, deadline=deadline)
+    assert computer.model is not None
+    model = computer.model(view, seat, dict(options or {}), level)
     forced = model.shortcut(rng)
     if forced is not None:
         return forced
-    if level == "easy" and budget is None and "easy" not in BUDGETS[game_key]:
+    if level == "easy" and budget is None and "easy" not in computer.budgets:
         return easy_action(model, seat, rng)
-    iterations = budget if budget is not None else BUDGETS[game_key][level]
+    iterations = budget if budget is not None else computer.budgets[level]
     anchor = None
-    if level == "hard" and isinstance(model, castles.CastlesModel):
+    if level in computer.anchored and isinstance(model, Anchored):
         anchor = model.anchor(rng)
     return ismcts(model, seat, iterations, rng, deadline=deadline, anchor=anchor)
 
@@ -118,15 +156,18 @@ def legal_actions(
 ) -> list[Action]:
     """The seat's legal actions as the computer reconstructs them from its view (equal to the
     engine's list; the tests check it)."""
-    if game_key == "knights":
-        return knights.legal_from_view(view, seat)
-    model = _models()[game_key](view, seat, dict(options or {}), "normal")
+    computer = computer_for(game_key)
+    if computer.legal_from_view is not None:
+        return computer.legal_from_view(view, seat)
+    assert computer.model is not None
+    model = computer.model(view, seat, dict(options or {}), "normal")
     if view.get("to_act") != seat or view.get("result") is not None:
         return []
     return model.game.legal_actions(model.determinize(random.Random(0)), seat)
 
 
 def hint(
+    game_key: str,
     view: Mapping[str, Any],
     seat: int,
     rng: random.Random,
@@ -134,9 +175,23 @@ def hint(
     options: Mapping[str, Any] | None = None,
     deadline: Deadline | None = None,
 ) -> tuple[Action, str]:
-    """Siege at Kurth's "What would the computer do?": the hard choice and one sentence why."""
-    action = choose("kurth", view, seat, "hard", rng, options=options, deadline=deadline)
-    return action, kurth.reason(view, action)
+    """A game's "What would the computer do?" (declared with ``About.hint``; Siege at Kurth's):
+    the hard choice and one sentence why."""
+    reason = computer_for(game_key).reason
+    if reason is None:
+        raise ValueError(f"{game_key!r} offers no hint.")
+    action = choose(game_key, view, seat, "hard", rng, options=options, deadline=deadline)
+    return action, reason(view, action)
 
 
-__all__ = ["BUDGETS", "LEVELS", "choose", "hint", "legal_actions"]
+__all__ = [
+    "BUDGETS",
+    "LEVELS",
+    "Computer",
+    "choose",
+    "computer_for",
+    "hint",
+    "legal_actions",
+    "register",
+    "unregister",
+]

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine import cards
+from engine.ai.computer import Computer
 from engine.ai.search import result_rewards, squash
 from engine.castles import GAME
 from engine.rules import Action, Game, Result, State
@@ -289,3 +290,12 @@ def greedy_action(state: State, seat: int, rng: random.Random) -> Action:
         return {"type": "draw"}
     actions = legal(state, seat)
     return actions[rng.randrange(len(actions))]
+
+
+# Search iterations per level; hard keeps the rule of thumb's move unless its search finds one
+# clearly better (a few hundred noisy playouts of dice should not overrule it on a small edge).
+COMPUTER = Computer(
+    budgets={"normal": 20, "hard": 300},
+    model=lambda view, seat, options, level: CastlesModel(view, seat, level),
+    anchored=frozenset({"hard"}),
+)

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.ai.computer import Computer
 from engine.ai.search import EngineRules, result_rewards, squash
 from engine.king import (
     ASSASSIN,
@@ -323,3 +324,10 @@ def greedy_action(
 
 
 _VALUES = {code: card_value(code) or 0 for code in set(deck(True))}
+
+
+# Search iterations per level (hard stays under a second a move; docs/computer.md).
+COMPUTER = Computer(
+    budgets={"normal": 40, "hard": 220},
+    model=lambda view, seat, options, level: KingModel(view, seat, options),
+)

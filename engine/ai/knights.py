@@ -13,6 +13,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from engine.ai.computer import Computer
 from engine.ai.search import Deadline
 from engine.knights import (
     ATTACKER,
@@ -207,3 +208,11 @@ def choose(
         # A little noise breaks ties and keeps a computer from repeating itself.
         scored.append((value + rng.random() * NOISE, action))
     return max(scored, key=lambda item: item[0])[1]
+
+
+# Search depth in plies per level (easy searches one ply with some random moves).
+COMPUTER = Computer(
+    budgets={"normal": 2, "hard": 4},
+    search=choose,
+    legal_from_view=legal_from_view,
+)

@@ -13,6 +13,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.ai.computer import Computer
 from engine.ai.search import EngineRules, squash
 from engine.kurth import (
     DECK,
@@ -173,3 +174,12 @@ def reason(view: Mapping[str, Any], action: Action) -> str:
         return f"Cast {spell.name} ({spell.effect}): it is worth its {spell.cost} mana now."
     special = SPECIALS[action["name"]]
     return f"Use {special.name} ({special.effect}): it is worth its {special.cost} spirit now."
+
+
+# Search iterations per level. The heuristic alone is no better than random play, so easy is a
+# very small search; the hint is hard's choice with a sentence why.
+COMPUTER = Computer(
+    budgets={"easy": 8, "normal": 50, "hard": 350},
+    model=lambda view, seat, options, level: KurthModel(view, seat),
+    reason=reason,
+)

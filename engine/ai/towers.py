@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.ai.computer import Computer
 from engine.ai.search import EngineRules
 from engine.poker_hands import CATEGORY_SHIFT, JOKERS, PAIR, TWO_PAIR, best_value
 from engine.rules import Action, Game, State, resolve_options
@@ -342,3 +343,10 @@ def _pending_discard(
                 queue.append(x)
             x = (x + 1) % n
     return {"mode": mode, "queue": queue}
+
+
+# Search iterations per level (hard stays under a second a move at 7 seats; docs/computer.md).
+COMPUTER = Computer(
+    budgets={"normal": 60, "hard": 400},
+    model=lambda view, seat, options, level: TowersModel(view, seat, options),
+)

@@ -103,7 +103,7 @@ def test_legal_list_rebuilt_from_the_view_is_the_engines(key: str) -> None:
             view = game.view(state, seat)
             legal = game.legal_actions(state, seat)
             assert ai.legal_actions(key, view, seat, options) == legal, f"ply {ply}"
-            model = ai._models().get(key)
+            model = ai.computer_for(key).model
             if model is not None and ply % 9 == 0:
                 sampled = model(view, seat, options, "hard")
                 if sampled.shortcut(random.Random(ply)) is None:
@@ -315,7 +315,7 @@ def test_kurth_hint_is_legal_with_a_sentence() -> None:
     game = engine.GAMES["kurth"]
     state = random_state(game, 8, 2, 1, {})
     view = game.view(state, 0)
-    action, reason = ai.hint(view, 0, random.Random(3))
+    action, reason = ai.hint("kurth", view, 0, random.Random(3))
     assert action in game.legal_actions(state, 0)
     assert reason.endswith(".") and len(reason.split()) >= 4
 

@@ -1,0 +1,70 @@
+"""What a game's computer player is, declared once in the game's own ``engine/ai/<key>.py``.
+
+Each such module ends with ``COMPUTER = Computer(...)``: the search budgets of its levels and
+either a *model* for the shared information-set search (:mod:`engine.ai.search`) or a search of
+its own (Siege (1966)'s alpha-beta). :mod:`engine.ai` finds the module by the game's key, so a
+new game's computer needs no line anywhere else.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from engine.ai.search import Deadline, Model
+from engine.rules import Action
+
+#: A game's model for one decision: the view, the seat, the table's options and the level.
+ModelFactory = Callable[[Mapping[str, Any], int, Mapping[str, Any], str], Model]
+#: The seat's legal actions rebuilt from its view (for games without a model).
+LegalFromView = Callable[[Mapping[str, Any], int], list[Action]]
+#: One sentence saying why an action is good (a game whose declaration offers a hint).
+Reason = Callable[[Mapping[str, Any], Action], str]
+
+
+class Search(Protocol):
+    """A game's own search: ``depth`` is the level's budget, ``deadline`` may stop it early."""
+
+    def __call__(
+        self,
+        view: Mapping[str, Any],
+        seat: int,
+        level: str,
+        rng: random.Random,
+        *,
+        depth: int,
+        deadline: Deadline | None = None,
+    ) -> Action: ...
+
+
+@dataclass(frozen=True)
+class Computer:
+    """A game's computer player.
+
+    ``budgets`` are the search iterations per level (plies for a search of its own); a level
+    with no budget plays the model's playout policy (:func:`engine.ai.easy_action`).
+    ``anchored`` are the levels whose search keeps the model's rule-of-thumb move
+    (``model.anchor(rng)``) unless it finds one clearly better (Castles' dice).
+    """
+
+    budgets: Mapping[str, int]
+    model: ModelFactory | None = None
+    search: Search | None = None
+    legal_from_view: LegalFromView | None = None
+    reason: Reason | None = None
+    anchored: frozenset[str] = field(default_factory=frozenset)
+
+    def __post_init__(self) -> None:
+        if (self.model is None) == (self.search is None):
+            raise ValueError("A computer has either a model or a search of its own.")
+        if self.search is not None and self.legal_from_view is None:
+            raise ValueError("A computer with its own search rebuilds legal actions too.")
+
+
+@runtime_checkable
+class Anchored(Protocol):
+    """A model with a rule-of-thumb move for its search to beat (see ``Computer.anchored``)."""
+
+    def anchor(self, rng: random.Random) -> Action: ...

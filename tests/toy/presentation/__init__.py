@@ -1,0 +1,1 @@
+"""The toy game's renderer as it would lie in ``presentation/`` (see :mod:`tests.toy`)."""
