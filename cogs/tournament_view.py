@@ -18,6 +18,9 @@ GOLD = discord.Colour(0xD4A017)
 MEDALS = ("🥇", "🥈", "🥉")
 #: How many lines of standings an embed shows (the rest are summed up in one line).
 STANDINGS_SHOWN = 30
+#: Discord's longest message, and an embed field's longest value.
+MESSAGE_MOST = 2000
+FIELD_MOST = 1024
 STATUS = {
     "open": "open for entries",
     "running": "running",
@@ -71,7 +74,14 @@ def info_embed(t: TournamentRecord) -> discord.Embed:
     if t.status == "open":
         lines.append("Press **Join** to play; each game opens in a thread of this channel.")
     embed.description = "\n".join(lines)
-    names = " ".join(f"<@{e.user_id}>" + (" (left)" if e.withdrawn else "") for e in t.entrants)
+    names = ""
+    for n, e in enumerate(t.entrants):
+        name = f"<@{e.user_id}>" + (" (left)" if e.withdrawn else "")
+        more = f" …and {len(t.entrants) - n} more"
+        if len(names) + len(name) + len(more) + 1 > FIELD_MOST:
+            names += more
+            break
+        names += (" " if names else "") + name
     embed.add_field(
         name=f"Players ({len(t.entrants)}/{t.max_players})",
         value=names or "Nobody yet.",
@@ -129,10 +139,12 @@ def podium(t: TournamentRecord, matches: list[MatchRecord]) -> str:
     return f"🏆 {title(t)} is over{why}. " + ", ".join(places) + "."
 
 
-def crosstable_text(t: TournamentRecord, matches: list[MatchRecord]) -> str:
-    """The crosstable, in a code block: each player's result against each other (1, ½, 0; a
-    double round robin shows both games), numbered by final rank; or, for a table event, each
-    round's tables."""
+def crosstable_text(t: TournamentRecord, matches: list[MatchRecord]) -> list[str]:
+    """The crosstable, as messages that each fit Discord's 2,000 characters, numbered by final
+    rank: a round robin's grid (each player's result against each other: 1, ½, 0; a double
+    round robin shows both games); a Swiss's rounds (per player and round: the opponent's
+    number, the seat, ``w``/``b`` for first/second, and the result; ``bye``); a table event's
+    tables, round by round, with who went on."""
     order = [line.player for line in ranking(t, matches)]
     number = {player: n for n, player in enumerate(order, start=1)}
     if t.format == "tables":
@@ -144,7 +156,21 @@ def crosstable_text(t: TournamentRecord, matches: list[MatchRecord]) -> str:
                 f"R{match.round} T{match.board}: {seats}"
                 + (f" → #{', #'.join(str(number[w]) for w in winners)}" if winners else "")
             )
-        body = "\n".join(rows)
+    elif t.format == "swiss":
+        rounds: dict[int, list[str]] = {p: [] for p in order}
+        for match in matches:
+            for seat, player in enumerate(match.players):
+                if match.match.is_bye:
+                    cell = f"bye{points(match.match.points_of(player))}"
+                else:
+                    other = match.players[1 - seat]
+                    cell = (
+                        f"{number[other]}{'wb'[seat]}"
+                        f"{points(match.match.points_of(player)) if match.points else '·'}"
+                    )
+                rounds[player].append(f"{cell:>6}")
+        total = {line.player: line.points for line in ranking(t, matches)}
+        rows = [f"{number[p]:>2} {points(total[p]):>3} |" + "".join(rounds[p]) for p in order]
     else:
         cross = crosstable([m.match for m in matches])
         rows = ["   " + " ".join(f"{n:>3}" for n in range(1, len(order) + 1))]
@@ -157,9 +183,28 @@ def crosstable_text(t: TournamentRecord, matches: list[MatchRecord]) -> str:
                     games = cross.get((a, b), [])
                     cells.append(f"{''.join(points(g) for g in games) or '·':>3}")
             rows.append(f"{number[a]:>2} " + " ".join(cells))
-        body = "\n".join(rows)
-    names = ", ".join(f"{number[p]}. <@{p}>" for p in order)
-    return f"Crosstable of tournament #{t.id}:\n```\n{body}\n```\n{names}"
+    names = [f"{number[p]}. <@{p}>" for p in order]
+    return _messages(f"Crosstable of tournament #{t.id}:", rows, names)
+
+
+def _messages(heading: str, rows: list[str], names: list[str]) -> list[str]:
+    """Rows in code blocks, then the names, cut into messages of at most
+    :data:`MESSAGE_MOST` characters."""
+    messages: list[str] = []
+    block = heading + "\n```\n"
+    for row in rows:
+        if len(block) + len(row) + 5 > MESSAGE_MOST:
+            messages.append(block + "```")
+            block = "```\n"
+        block += row + "\n"
+    current = block + "```"
+    for name in names:
+        if len(current) + len(name) + 2 > MESSAGE_MOST:
+            messages.append(current)
+            current = ""
+        current += (", " if current and not current.endswith("```") else "\n") + name
+    messages.append(current.strip())
+    return messages
 
 
 __all__ = [

@@ -336,7 +336,8 @@ class Tournaments:
         if outcome.what == "over":
             matches = await self.store.tournament_matches(t.id)
             await self._say(t, podium(t, matches))
-            await self._say(t, crosstable_text(t, matches), mentions=False)
+            for text in crosstable_text(t, matches):
+                await self._say(t, text, mentions=False)
             await self._edit_message(t)
             return
         if outcome.what == "started":
