@@ -143,6 +143,8 @@ class Tournaments:
         self.notices = notices
         self.redraw = redraw
         self._locks: dict[int, asyncio.Lock] = {}
+        #: Tournaments told that their threads cannot be opened (told once).
+        self._blocked: set[int] = set()
 
     # -- commands --------------------------------------------------------------------------------
 
@@ -362,8 +364,17 @@ class Tournaments:
             if match.round != tournament.round or not match.needs_table:
                 continue
             thread = await self._open_thread(tournament, match)
-            if thread is None:
+            if thread is None:  # said once; the sweeper tries again every sweep
+                if tournament.id not in self._blocked:
+                    self._blocked.add(tournament.id)
+                    await self._say(
+                        tournament,
+                        f"⚠️ {title(tournament)} cannot open its games' threads here: give "
+                        "Siege Hall **Create Public Threads** in this channel. The round starts "
+                        "as soon as it can.",
+                    )
                 return seated
+            self._blocked.discard(tournament.id)
             table = await self.store.seat_match(match.id, thread.id)
             if table is None:  # another push seated it meanwhile: this thread is spare
                 with contextlib.suppress(discord.HTTPException):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
+import discord
 import pytest
 
 from storage import TableRecord
@@ -131,6 +132,31 @@ async def test_a_four_player_round_robin(world: World) -> None:
     wins = {p.id: sum(m.players[0] == p.id for m in matches) for p in players}
     best = max(wins, key=lambda p: wins[p])
     assert f"1. <@{best}>" in standings.text()
+
+
+async def test_a_channel_without_thread_rights_is_told_once_and_the_round_waits(
+    world: World,
+) -> None:
+    w = world
+    clock = await with_clock(w)
+    bot_member = w.guild.members[w.fake.bot_user.id]
+    threads = discord.Permissions(create_public_threads=True).value
+    kept = [(role, role.permissions) for role in (*bot_member.roles, w.guild.everyone)]
+    for role, value in kept:
+        role.permissions = value & ~threads
+    message = await create(w, game="castles", time_control="live:5", start="1h", rounds=1)
+    await join(w, message, [w.alice, w.bob, w.carol])
+    clock.advance(hours=1)
+    await sweep(w)
+    await sweep(w)
+    warning = "cannot open its games' threads here"
+    assert w.public_text().count(warning) == 1
+    t = await the_tournament(w)
+    assert t.status == "running" and await current(w, t.id) == []
+    for role, value in kept:
+        role.permissions = value
+    await sweep(w)
+    assert len(await current(w, t.id)) == 1
 
 
 async def test_too_few_players_cancel_with_a_sentence_to_everyone(world: World) -> None:

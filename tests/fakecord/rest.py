@@ -781,6 +781,10 @@ class RestApi:
             return discord_error(404, 10003, "Unknown Channel")
         if channel.type != GUILD_TEXT:
             return discord_error(400, 50024, "Cannot execute action on this channel type")
+        threads = 1 << 35  # CREATE_PUBLIC_THREADS: the bot needs it to open a thread
+        guild = channel.guild
+        if guild is not None and not guild.permissions_of(fake.bot_user) & threads:
+            return discord_error(403, 50013, "Missing Permissions")
         body = call.body if isinstance(call.body, Mapping) else {}
         name = body.get("name")
         if not isinstance(name, str) or not 1 <= len(name) <= 100:
