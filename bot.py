@@ -44,6 +44,7 @@ from cogs.deadline import Deadline
 from cogs.hall import Hall
 from cogs.metrics import Metrics
 from cogs.offers import OFFER_ITEMS
+from cogs.seeks import SEEK_ITEMS
 from cogs.tournaments import TOURNAMENT_ITEMS
 from runtime.logs import PAYLOAD_LOGGERS, configure_logging, keep_secrets_out_of_logs
 from runtime.loop import close_on_terminate, new_event_loop
@@ -179,7 +180,9 @@ class SiegeBot(commands.Bot):
                 await self.start_metrics(self.metrics)
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
-            self.add_dynamic_items(*DYNAMIC_ITEMS, *BOARD_ITEMS, *OFFER_ITEMS, *TOURNAMENT_ITEMS)
+            self.add_dynamic_items(
+                *DYNAMIC_ITEMS, *BOARD_ITEMS, *OFFER_ITEMS, *SEEK_ITEMS, *TOURNAMENT_ITEMS
+            )
             await self.clockwork.start()
             await self.computers.resume()  # computer turns a restart interrupted
             self._preparing = False

@@ -94,8 +94,13 @@ class GameKey(app_commands.Transformer):
         raise NotAGame(f"Pick {self.what} from the list: {titles}.")
 
 
+def with_others(game: Game) -> bool:
+    return game.max_seats > 1
+
+
 AnyGame = app_commands.Transform[str, GameKey()]
 TwoPlayerGame = app_commands.Transform[str, GameKey(two_player, "a two-player game")]
+SeekableGame = app_commands.Transform[str, GameKey(with_others, "a game for two or more")]
 
 
 class Refuses(Protocol):

@@ -76,8 +76,8 @@ class Clockwork:
             await self.sweep()
 
     async def sweep(self) -> int:
-        """Act on every missed deadline, due reminder and expired offer; returns how many were
-        handled."""
+        """Act on every missed deadline, due reminder, expired offer and closed seek; returns how
+        many were handled."""
         started = time.perf_counter()  # a duration for the metrics, not the time of day
         await self.store.heartbeat()
         handled = 0
@@ -106,6 +106,7 @@ class Clockwork:
             handled += 1
             self._late("offer", offer.expires_at)
             await self.hall.offers.expired(offer)
+        handled += await self.hall.seeks.sweep(self.shards)
         digests = self.shards is None or self.shards.has_dms
         for user_id in await self.store.digests_due() if digests else []:
             if await self.store.digest_sent(user_id):

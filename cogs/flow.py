@@ -198,6 +198,22 @@ class Posting(Protocol):
     ) -> None: ...
 
 
+class StartedPosting(Protocol):
+    """A started game posted as a new table message with its panels and first ping, when the
+    answer that started it came from elsewhere (:meth:`cogs.offers.Offers.post_table`)."""
+
+    async def post_table(self, table: TableRecord) -> None: ...
+
+
+class Withdrawing(Protocol):
+    """Open seeks (:class:`cogs.seeks.Seeks`): those of players just seated elsewhere have
+    closed, and the sweeper's turn."""
+
+    async def withdrawn_for(self, user_ids: tuple[int, ...] | list[int]) -> int: ...
+
+    async def sweep(self, shards: Shards | None = None) -> int: ...
+
+
 class Rematching(Protocol):
     """The Rematch offer (:class:`cogs.offers.Offers`)."""
 
@@ -236,6 +252,9 @@ class Sweeping(Protocol):
 
     @property
     def offers(self) -> Expiring: ...
+
+    @property
+    def seeks(self) -> Withdrawing: ...
 
     def committed(self, table: TableRecord) -> None: ...
 
@@ -305,12 +324,19 @@ class Hooks:
         self.metrics: Metrics | None = None
         #: Told of every game's end (a tournament's game pushes its tournament on).
         self.tournaments: Pushing | None = None
+        #: The open seeks (set by the hall): those of players seated in a game close.
+        self.seeks: Withdrawing | None = None
 
     def committed(self, table: TableRecord) -> None:
         if self.metrics is not None:
             self.metrics.committed(table)
         if self.computers is not None:
             self.computers.poke(table)
+
+    async def seated(self, user_ids: tuple[int, ...] | list[int]) -> None:
+        """These players just took a seat in a game: the seeks that closed for it say so."""
+        if self.seeks is not None:
+            await self.seeks.withdrawn_for(user_ids)
 
 
 class Locks:

@@ -51,7 +51,9 @@ def help_embed() -> discord.Embed:
         value=(
             "Run `/play` and pick a game: a table appears in the channel with **Join**. "
             "When everyone is in, the host presses **Start**. To play someone in particular, "
-            "`/siege challenge`. One table per channel: start a thread for another."
+            "`/siege challenge`; to play whoever is free, `/siege seek` posts a game anyone "
+            "may **Accept** in one click (`/siege seeks` lists them). One table per channel: "
+            "start a thread for another."
         ),
         inline=False,
     )

@@ -4,7 +4,8 @@ Each flow lives in a module of its own and is handed exactly what it uses (see
 :mod:`cogs.flow` for the interfaces between them): the table message (:mod:`cogs.table_view`),
 the lobby (:mod:`cogs.lobby`), moves and stages (:mod:`cogs.moves`), panels and DM delivery
 (:mod:`cogs.panels`), turn pings and DMs (:mod:`cogs.notices`), endings, resign and rematch
-(:mod:`cogs.endings`), challenges and rematch offers (:mod:`cogs.offers`). The hall builds them
+(:mod:`cogs.endings`), challenges and rematch offers (:mod:`cogs.offers`), open challenges
+(:mod:`cogs.seeks`). The hall builds them
 and keeps the names the bot, the other cogs and the components call: each is the flow's own
 bound method, so a click costs no extra call for passing through here.
 """
@@ -27,6 +28,7 @@ from cogs.notices import Notices
 from cogs.offers import Offers
 from cogs.panels import Panels
 from cogs.pictures import Pictures
+from cogs.seeks import Seeks
 from cogs.table_view import TableView
 from cogs.tournaments import Tournaments
 from storage import Store
@@ -69,6 +71,7 @@ class Hall:
             client, store, self.delivery, guard, self.hooks, tables, panels, notices
         )
         self.offers = Offers(client, store, guard, lobby, tables, panels, notices)
+        self.seeks = self.hooks.seeks = Seeks(client, store, guard, tables, self.offers, notices)
         self.endings = endings = Endings(client, store, guard, tables, panels, notices, self.offers)
         self.moves = moves = Moves(
             store, self.delivery, guard, self.hooks, tables, panels, notices, endings

@@ -106,6 +106,7 @@ class Lobby:
         if table.status == "running":
             await self.panels.refresh_panels(table)
             await self.notices.turn_ping(table, turn_passed_to(table, None))
+        await self.hooks.seated(table.seats)
 
     async def post_table(self, interaction: discord.Interaction[Any], table: TableRecord) -> int:
         """Answer the interaction with the table as a new public message and remember it as the
@@ -143,6 +144,8 @@ class Lobby:
             async def follow_up() -> None:
                 parts = await self.tables.table_parts(table)
                 await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
+                if op == "join":
+                    await self.hooks.seated((user,))
                 if table.status == "running":
                     try:
                         await self.panels.refresh_panels(table)

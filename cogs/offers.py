@@ -247,6 +247,7 @@ class Offers:
         table = await self.store.get_table(table.id) or table
         await self.panels.refresh_panels(table)
         await self.notices.turn_ping(table, turn_passed_to(table, None))
+        await self.guard.hooks.seated(table.seats)
 
     # -- expiry (from the sweeper) -----------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from discord.ext import commands
 from cogs.choices import (
     AnyGame,
     GameKey,
+    SeekableGame,
     TwoPlayerGame,
     command_failed,
     time_control_choices,
@@ -117,6 +118,36 @@ class Siege(commands.Cog):
             await offers.challenge(interaction, user, game, control)
 
         await self.hall.guarded(interaction, flow)
+
+    @siege.command(name="seek", description="Offer a game here that anyone may accept.")
+    @app_commands.describe(
+        game="The game to play (for two or more)",
+        time_control="Time per move (default: no clock)",
+        rated="Whether the game counts for ratings (default: yes)",
+        rating_range="Only players rated within this many points of you (default: anyone)",
+    )
+    @app_commands.autocomplete(time_control=time_control_choices)
+    async def seek(
+        self,
+        interaction: discord.Interaction[Any],
+        game: SeekableGame,
+        time_control: str | None = None,
+        rated: bool = True,
+        rating_range: app_commands.Range[int, 50, 1000] | None = None,
+    ) -> None:
+        async def flow() -> None:
+            control = clock.NONE if time_control is None else read_time_control(time_control)
+            await self.hall.seeks.seek(interaction, game, control, rated, rating_range)
+
+        await self.hall.guarded(interaction, flow)
+
+    @siege.command(name="seeks", description="The open seeks in this server.")
+    async def seeks(self, interaction: discord.Interaction[Any]) -> None:
+        async def flow() -> None:
+            embed = await self.hall.seeks.listing(interaction)
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+
+        await self.hall.guarded(interaction, flow, private=True)
 
     @siege.command(name="cancel", description="Close this channel's open table.")
     async def cancel(self, interaction: discord.Interaction[Any]) -> None:
@@ -437,10 +468,12 @@ class Siege(commands.Cog):
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         await self.hall.channel_gone(channel.id)
+        await self.hall.seeks.channel_gone(channel.id)
 
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         await self.hall.channel_gone(payload.thread_id)
+        await self.hall.seeks.channel_gone(payload.thread_id)
 
 
 def _timezone(name: str) -> str:

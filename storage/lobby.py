@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from engine import chance, get_game
 from engine.rules import JSON, dumps, resolve_options
-from storage import clock, computers, fairness
+from storage import clock, computers, fairness, seek_hooks
 from storage.base import StoreBase
 from storage.database import Connection
 from storage.records import (
@@ -100,7 +100,9 @@ class Lobby(StoreBase):
                 raise TableError("You already have a seat at this table.")
             if len(table.seats) >= table.engine.max_seats:
                 raise TableError("This table is full.")
-            return update_lobby(conn, table, (*table.seats, user_id), self._now())
+            now = self._now()
+            seek_hooks.seated(conn, table.game, (user_id,), now)  # their open seeks close
+            return update_lobby(conn, table, (*table.seats, user_id), now)
 
         return await self._write(run)
 

@@ -34,11 +34,22 @@ from storage.playing import Playing
 from storage.reading import Reading
 from storage.results import Results
 from storage.schema import Schema
+from storage.seeks import Seeks
 from storage.tournament_store import Tournaments
 
 
 class Store(
-    Reading, Lobby, Playing, Deadlines, Offers, Dailies, Results, Players, Schema, Tournaments
+    Reading,
+    Lobby,
+    Playing,
+    Deadlines,
+    Offers,
+    Seeks,
+    Dailies,
+    Results,
+    Players,
+    Schema,
+    Tournaments,
 ):
     """The one gateway to the database. Create with :meth:`open`; close with :meth:`close`."""
 

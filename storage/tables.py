@@ -12,7 +12,7 @@ from datetime import datetime
 
 from engine import chance, get_game
 from engine.rules import JSON, Action, Event, Game, State, dumps
-from storage import clock, fairness, players
+from storage import clock, fairness, players, seek_hooks
 from storage.database import Connection
 from storage.records import (
     FORFEIT_AFTER,
@@ -55,7 +55,7 @@ def new_table(
 ) -> TableRecord:
     """Insert a lobby, or a started game, in a channel that has no open table. A lobby waits
     :data:`clock.LOBBY_WAIT` for its host to start it; a started game's first move has its
-    clock's time."""
+    clock's time. Its players' open seeks close (storage/seek_hooks.py)."""
     existing = open_table_in(conn, channel_id)
     if existing is not None:
         raise TableExists(existing)
@@ -97,6 +97,7 @@ def new_table(
     )
     assert cur.lastrowid is not None
     write_seats(conn, cur.lastrowid, seats)
+    seek_hooks.seated(conn, game, seats, now)  # its players' open seeks are withdrawn
     return require(conn, cur.lastrowid)
 
 

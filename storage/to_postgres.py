@@ -42,6 +42,7 @@ TABLES = (
     "meta",
     "offers",
     "offer_seats",
+    "seeks",
     "tournaments",
     "tournament_entrants",
     "tournament_matches",
@@ -61,11 +62,12 @@ ORDER = {
     "meta": "key",
     "offers": "id",
     "offer_seats": "offer_id, seat",
+    "seeks": "id",
     "tournaments": "id",
     "tournament_entrants": "tournament_id, user_id",
     "tournament_matches": "id",
 }
-IDENTITIES = ("tables", "offers", "tournaments", "tournament_matches")
+IDENTITIES = ("tables", "offers", "seeks", "tournaments", "tournament_matches")
 
 
 class CopyFailed(Exception):

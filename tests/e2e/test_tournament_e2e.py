@@ -139,11 +139,8 @@ async def test_a_channel_without_thread_rights_is_told_once_and_the_round_waits(
 ) -> None:
     w = world
     clock = await with_clock(w)
-    bot_member = w.guild.members[w.fake.bot_user.id]
-    threads = discord.Permissions(create_public_threads=True).value
-    kept = [(role, role.permissions) for role in (*bot_member.roles, w.guild.everyone)]
-    for role, value in kept:
-        role.permissions = value & ~threads
+    allowed = w.fake.bot_permissions
+    w.fake.bot_permissions = allowed & ~discord.Permissions(create_public_threads=True).value
     message = await create(w, game="castles", time_control="live:5", start="1h", rounds=1)
     await join(w, message, [w.alice, w.bob, w.carol])
     clock.advance(hours=1)
@@ -153,8 +150,7 @@ async def test_a_channel_without_thread_rights_is_told_once_and_the_round_waits(
     assert w.public_text().count(warning) == 1
     t = await the_tournament(w)
     assert t.status == "running" and await current(w, t.id) == []
-    for role, value in kept:
-        role.permissions = value
+    w.fake.bot_permissions = allowed
     await sweep(w)
     assert len(await current(w, t.id)) == 1
 

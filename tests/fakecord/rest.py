@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 JSONDict = dict[str, Any]
 API_PREFIX = "/api/v10"
 
+#: The permission bit a bot needs to start a thread from a message.
+CREATE_PUBLIC_THREADS = 1 << 35
+
 
 @dataclasses.dataclass(frozen=True)
 class Upload:
@@ -781,9 +784,7 @@ class RestApi:
             return discord_error(404, 10003, "Unknown Channel")
         if channel.type != GUILD_TEXT:
             return discord_error(400, 50024, "Cannot execute action on this channel type")
-        threads = 1 << 35  # CREATE_PUBLIC_THREADS: the bot needs it to open a thread
-        guild = channel.guild
-        if guild is not None and not guild.permissions_of(fake.bot_user) & threads:
+        if not fake.bot_permissions & CREATE_PUBLIC_THREADS:
             return discord_error(403, 50013, "Missing Permissions")
         body = call.body if isinstance(call.body, Mapping) else {}
         name = body.get("name")

@@ -54,7 +54,7 @@ async def played(store: Store, channel: int, rng: random.Random, plies: int) -> 
 
 async def a_hall(path: Path) -> dict[int, TableRecord]:
     """A SQLite database with a bit of everything: games finished (rated), running and
-    resigned, a lobby, a cancelled table, a daily game, an offer, names and a DM panel."""
+    resigned, a lobby, a cancelled table, a daily game, an offer, a seek, names and a DM panel."""
     rng = random.Random(16)
     store = await Store.open(path)
     try:
@@ -78,6 +78,7 @@ async def a_hall(path: Path) -> dict[int, TableRecord]:
         await store.challenge(
             guild_id=GUILD, channel_id=9, game="castles", challenger_id=HOST, challenged_id=GUEST
         )
+        await store.post_seek(guild_id=GUILD, channel_id=10, game="king", author_id=GUEST)
         await store.remember_names({HOST: "Ada", GUEST: "Brandt"})
         await store.set_dm_panel(tables[0].id, HOST, 555, 666)
         await store.heartbeat()
@@ -123,6 +124,10 @@ async def test_a_sqlite_hall_copied_into_postgresql_plays_on(tmp_path: Path, tar
             guild_id=GUILD, channel_id=99, game="castles", host_id=HOST
         )
         assert fresh.id == max(tables) + 1  # new ids carry on after the copied ones
+        (seek,) = await copied.open_seeks(GUILD)  # the open seek came along, and its ids go on
+        assert seek.author_id == GUEST and seek.game == "king"
+        later = await copied.post_seek(guild_id=GUILD, channel_id=11, game="king", author_id=HOST)
+        assert later.id == seek.id + 1
     finally:
         await copied.close()
 
