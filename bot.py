@@ -44,6 +44,7 @@ from cogs.deadline import Deadline
 from cogs.hall import Hall
 from cogs.metrics import Metrics
 from cogs.offers import OFFER_ITEMS
+from cogs.privacy import PRIVACY_ITEMS, PlayerData
 from cogs.seeks import SEEK_ITEMS
 from cogs.tournaments import TOURNAMENT_ITEMS
 from runtime.logs import PAYLOAD_LOGGERS, configure_logging, keep_secrets_out_of_logs
@@ -121,6 +122,7 @@ class SiegeBot(commands.Bot):
     daily: Daily
     clockwork: Clockwork
     computers: Computers
+    player_data: PlayerData
 
     def __init__(
         self,
@@ -176,12 +178,28 @@ class SiegeBot(commands.Bot):
             self.clockwork = Clockwork(self, self.hall, self.store, self.served_shards)
             self.computers = Computers(self.hall, self.store, self._thinker, self.served_shards)
             self.hall.computers = self.computers
+            hall = self.hall
+            self.player_data = PlayerData(
+                self,
+                self.store,
+                hall.guard,
+                hall.tables,
+                hall.panels,
+                hall.notices,
+                hall.announce_end,
+                server_days=self.settings.server_data_days,
+            )
             if self.metrics is not None:
                 await self.start_metrics(self.metrics)
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
             self.add_dynamic_items(
-                *DYNAMIC_ITEMS, *BOARD_ITEMS, *OFFER_ITEMS, *SEEK_ITEMS, *TOURNAMENT_ITEMS
+                *DYNAMIC_ITEMS,
+                *BOARD_ITEMS,
+                *OFFER_ITEMS,
+                *SEEK_ITEMS,
+                *PRIVACY_ITEMS,
+                *TOURNAMENT_ITEMS,
             )
             await self.clockwork.start()
             await self.computers.resume()  # computer turns a restart interrupted

@@ -1,4 +1,5 @@
 """Leaderboards, player stats, game history and replays: what a finished game leaves behind.
+(The replay itself, its controls and the export are :mod:`cogs.replays`.)
 
 Everything is scoped to the server the command runs in. People are named by the name they were
 last seen under (stored), so someone who has left the server still reads as themselves; a player
@@ -13,21 +14,20 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any
 
 import discord
 
 from cogs import fairness
 from cogs.flow import Guarding
-from cogs.sheets import as_embed
+from cogs.replays import REPLAY_ITEMS, ReplayParts, Replays, ReplayStep, finished_table
 from engine import get_game
 from engine.verify import verify
-from presentation import get_renderer, playable_games
+from presentation import playable_games
 from presentation.base import OVER_COLOUR, count, fit_alt
 from presentation.charts import rating_alt, rating_chart
 from storage import Standing, Store, TableError, TableRecord, computers
 from storage.export import export_script
-from storage.fairness import commitment_of
 from storage.results import ALL_TIME, GameResult
 
 PAGE = 10
@@ -63,17 +63,19 @@ class Boards:
         self.hall = hall
         self.store = store
         self.clock = clock
+        self.replays = Replays(hall, store, self.names)
 
     def current_season(self) -> str:
         return f"{self.clock().astimezone(UTC):%Y-%m}"
 
     async def names(self, user_ids: Sequence[int]) -> dict[int, str]:
         """How boards, histories and replays name each seat: a player's display name as last
-        seen (a mention if never seen), a computer as "🤖 Computer 1 (hard)"."""
+        seen (a mention if never seen), a computer as "🤖 Computer 1 (hard)", a player who
+        deleted their data as "former player"."""
         people = [uid for uid in user_ids if not computers.is_computer(uid)]
         stored = await self.store.names(people)
         return {
-            uid: f"🤖 {computers.name_of(uid)}"
+            uid: computers.label(uid)
             if computers.is_computer(uid)
             else stored.get(uid, f"<@{uid}>")
             for uid in user_ids
@@ -233,7 +235,10 @@ class Boards:
             embed.description = "\n".join(
                 self.history_line(g, user_id, names, interaction.guild_id) for g in games
             )
-        embed.set_footer(text="Replay steps through a finished game with every card shown.")
+        embed.set_footer(
+            text="Replay shows a finished game move by move: its table picture, every player's "
+            "hand and a list to jump to any move."
+        )
         view = discord.ui.View(timeout=None)
         for g in games:
             view.add_item(ReplayStep(g.table_id, 0, "open", label=f"Replay #{g.table_id}"))
@@ -269,19 +274,9 @@ class Boards:
             )
         return f"#{game.table_id} · " + " · ".join(bits)
 
-    async def _finished(self, interaction: discord.Interaction[Any], tid: int) -> TableRecord:
-        table = await self.store.get_table(tid)
-        if table is None or table.guild_id != interaction.guild_id:
-            raise TableError("That game is not one of this server's.")
-        if table.status != "over":
-            raise TableError(
-                "Only finished games can be replayed: a running game keeps its secrets."
-            )
-        return table
-
     async def _open_deal(self, interaction: discord.Interaction[Any], tid: int) -> TableRecord:
         """A finished table whose seed may be shown: not a daily game before its day is over."""
-        table = await self._finished(interaction, tid)
+        table = await finished_table(self.store, interaction, tid)
         day = await fairness.closed_day(self.store, table)
         if day is not None:
             raise TableError(
@@ -291,60 +286,10 @@ class Boards:
         return table
 
     async def replay(
-        self, interaction: discord.Interaction[Any], tid: int, step: int
-    ) -> tuple[list[discord.Embed], discord.ui.View]:
-        table = await self._finished(interaction, tid)
-        day = await fairness.closed_day(self.store, table)
-        if day is not None and interaction.user.id not in table.seats:
-            raise TableError(
-                f"Table #{tid} is a daily challenge game of {day}: its replay opens to everyone "
-                "when that UTC day is over, since everyone here is dealt the same today."
-            )
-        log = await self.store.actions(tid)
-        step = min(max(step, 0), len(log))
-        state = await self.store.replay(tid, upto=step)
-        renderer = get_renderer(table.game)
-        game = table.engine
-        names = list((await self.names(table.seats)).values())
-        recent = [
-            line
-            for record in log[max(0, step - 5) : step]
-            for event in record.events
-            if (line := renderer.event_line(event, names))
-        ]
-        board = as_embed(renderer.table_embed(game.view(state, None), names, recent[-5:]))
-        board.title = f"Replay of table #{tid} — move {step} of {len(log)}"
-        seal = commitment_of(table)
-        if day is not None:  # the owner's own daily game: what they saw, nothing of the seed
-            board.set_footer(
-                text=f"Your daily game of {day}: only what you saw. Its seed, export and replay "
-                "for others open when that UTC day is over."
-            )
-        elif seal is not None:
-            board.set_footer(
-                text="Every hidden card is shown.\n" + fairness.reveal_line(table, seal)
-            )
-        else:
-            board.set_footer(text="Every hidden card is shown: this game is over.")
-        embeds = [board]
-        for seat, name in enumerate(names):  # what each seat saw: hands and hidden cards
-            if day is not None and table.seats[seat] != interaction.user.id:
-                continue
-            panel = as_embed(renderer.panel_embed(game.view(state, seat), names))
-            panel.title = f"{name}'s side"
-            panel.set_footer(text=None)
-            embeds.append(panel)
-        if sum(len(e) for e in embeds) > 5800:  # Discord's total for one message
-            embeds = embeds[:1]
-        view = discord.ui.View(timeout=None)
-        view.add_item(ReplayStep(tid, 0, "first", disabled=step == 0))
-        view.add_item(ReplayStep(tid, step - 1, "back", disabled=step == 0))
-        view.add_item(ReplayStep(tid, step + 1, "next", disabled=step >= len(log)))
-        view.add_item(ReplayStep(tid, len(log), "last", disabled=step >= len(log)))
-        if day is None:
-            view.add_item(ExportGame(tid))
-            view.add_item(ExportGame(tid, verify=True))
-        return embeds, view
+        self, interaction: discord.Interaction[Any], tid: int, step: int, page: int | None = None
+    ) -> ReplayParts:
+        """Step ``step`` of a finished game (see :mod:`cogs.replays`)."""
+        return await self.replays.show(interaction, tid, step, page)
 
     async def export(self, interaction: discord.Interaction[Any], tid: int) -> discord.File:
         """The game as a script (``../shared/spec/README.md``): ``python -m engine.script``
@@ -395,93 +340,6 @@ class BoardPage(
         await boards.hall.guarded(interaction, flow)
 
 
-class ReplayStep(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sh:replay:(?P<tid>[0-9]{1,18}):(?P<step>[0-9]{1,7}):(?P<tag>open|first|back|next|last)",
-):
-    """A step of a replay (edits the replay in place), or, tagged ``open``, the button of a
-    history line (opens a replay only the clicker sees). The tag keeps the four step buttons'
-    custom ids apart when two of them lead to the same step."""
-
-    LABELS: ClassVar[dict[str, str]] = {"first": "⏮", "back": "◀", "next": "▶", "last": "⏭"}
-
-    def __init__(
-        self, tid: int, step: int, tag: str, *, label: str | None = None, disabled: bool = False
-    ):
-        step = max(step, 0)
-        super().__init__(
-            discord.ui.Button(
-                label=label or self.LABELS.get(tag, "Replay"),
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"sh:replay:{tid}:{step}:{tag}",
-                disabled=disabled,
-            )
-        )
-        self.tid, self.step, self.open = tid, step, tag == "open"
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ReplayStep:
-        return cls(int(match["tid"]), int(match["step"]), match["tag"])
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        boards = boards_of(interaction)
-
-        async def flow() -> None:
-            embeds, view = await boards.replay(interaction, self.tid, self.step)
-            if self.open:
-                await interaction.response.send_message(embeds=embeds, view=view, ephemeral=True)
-            else:
-                await interaction.response.edit_message(embeds=embeds, view=view)
-
-        await boards.hall.guarded(interaction, flow)
-
-
-class ExportGame(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sh:(?P<what>export|verify):(?P<tid>[0-9]{1,18})",
-):
-    """Export script (a file ``python -m engine.script`` plays and ``python -m engine.verify``
-    checks), or with ``verify`` the check itself, answered only to the clicker."""
-
-    def __init__(self, tid: int, *, verify: bool = False):
-        what = "verify" if verify else "export"
-        super().__init__(
-            discord.ui.Button(
-                label="Verify the deal" if verify else "Export script",
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"sh:{what}:{tid}",
-            )
-        )
-        self.tid, self.verify = tid, verify
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ExportGame:
-        return cls(int(match["tid"]), verify=match["what"] == "verify")
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        boards = boards_of(interaction)
-
-        async def flow() -> None:
-            if self.verify:
-                text = await boards.verify(interaction, self.tid)
-                await interaction.response.send_message(text, ephemeral=True)
-                return
-            script = await boards.export(interaction, self.tid)
-            await interaction.response.send_message(
-                "The game as a script: `python -m engine.script` plays it again exactly"
-                " (a resignation, being a table action, is not part of the format), and"
-                " `python -m engine.verify` checks its seed, salt and every card and die.",
-                file=script,
-                ephemeral=True,
-            )
-
-        await boards.hall.guarded(interaction, flow)
-
-
-BOARD_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (BoardPage, ReplayStep, ExportGame)
+BOARD_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (BoardPage, *REPLAY_ITEMS)
 
 __all__ = ["BOARD_ITEMS", "Boards", "season_name"]

@@ -76,8 +76,8 @@ class Clockwork:
             await self.sweep()
 
     async def sweep(self) -> int:
-        """Act on every missed deadline, due reminder, expired offer and closed seek; returns how
-        many were handled."""
+        """Act on every missed deadline, due reminder, expired offer and closed seek, and delete
+        the data of the servers the bot left whose time is up; returns how many were handled."""
         started = time.perf_counter()  # a duration for the metrics, not the time of day
         await self.store.heartbeat()
         handled = 0
@@ -112,6 +112,9 @@ class Clockwork:
             if await self.store.digest_sent(user_id):
                 handled += 1
                 await self.digest(user_id)
+        for guild_id in await self.store.delete_departed():  # servers the bot left long ago
+            handled += 1
+            log.info("deleted the data of server %s, which the bot left", guild_id)
         # Tournaments due: a start time come, a round over, a table to open (after a restart).
         handled += await self.hall.tournaments.sweep(self.shards)
         if self.hall.computers is not None:  # a computer turn a restart interrupted

@@ -108,7 +108,7 @@ class Parts:
 def mention(user_id: int) -> str:
     """How a seat is named in messages: a mention, or a computer's name."""
     if computers.is_computer(user_id):
-        return f"🤖 {computers.name_of(user_id)}"
+        return computers.label(user_id)
     return f"<@{user_id}>"
 
 

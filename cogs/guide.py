@@ -79,7 +79,7 @@ def help_embed() -> discord.Embed:
     embed.add_field(
         name="Rules, ratings and more",
         value=(
-            "`/siege rules` shows how each game plays (add `show` to post them for the "
+            "`/siege rules` shows how each game plays (add `show:True` to post them for the "
             "channel). `/siege leaderboard`, `/siege stats` and `/siege history` (with "
             "replays) keep score"
             + "".join(

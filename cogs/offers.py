@@ -120,6 +120,8 @@ class Offers:
         if user.bot:
             raise TableError("Bots do not take challenges; challenge a person.")
         await self.guard.remember(interaction)
+        # The challenged player may never click before the game: their name, for the pictures.
+        await self.store.remember_names({user.id: user.display_name})
         offer = await self.store.challenge(
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id,

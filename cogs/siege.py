@@ -89,6 +89,9 @@ class Siege(commands.Cog):
         description="Server tournaments: Swiss, round robin, tables",
         parent=siege,
     )
+    privacy = app_commands.Group(
+        name="privacy", description="What Siege Hall keeps about you", parent=siege
+    )
 
     def __init__(self, bot: SiegeBot) -> None:
         self.bot = bot
@@ -456,6 +459,21 @@ class Siege(commands.Cog):
 
         await self.hall.guarded(interaction, flow)
 
+    @privacy.command(name="info", description="What is kept about you, why and for how long.")
+    async def privacy_info(self, interaction: discord.Interaction[Any]) -> None:
+        data = self.bot.player_data
+        await self.hall.guarded(interaction, lambda: data.info(interaction), private=True)
+
+    @privacy.command(name="export", description="A file of everything kept about you.")
+    async def privacy_export(self, interaction: discord.Interaction[Any]) -> None:
+        data = self.bot.player_data
+        await self.hall.guarded(interaction, lambda: data.export(interaction), private=True)
+
+    @privacy.command(name="delete", description="Delete your data (asks first).")
+    async def privacy_delete(self, interaction: discord.Interaction[Any]) -> None:
+        data = self.bot.player_data
+        await self.hall.guarded(interaction, lambda: data.ask_forget(interaction), private=True)
+
     async def cog_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
@@ -463,7 +481,16 @@ class Siege(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
+        await self.bot.player_data.guild_back(guild.id)
         await welcome(guild)
+
+    @commands.Cog.listener()
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        await self.bot.player_data.guild_back(guild.id)  # added back while the bot was down
+
+    @commands.Cog.listener()
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        await self.bot.player_data.guild_left(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
@@ -494,7 +521,9 @@ def _quiet_hours(text: str) -> tuple[int | None, int | None]:
         return None, None
     start, _, end = words.partition("-")
     if not (start.strip().isdecimal() and end.strip().isdecimal()):
-        raise TableError("Quiet hours are two hours of your day, like 22-8, or off.")
+        raise TableError(
+            "Quiet hours are a start and an end hour, like 22-8 (10 pm to 8 am your time), or off."
+        )
     first, last = int(start), int(end)
     if not (0 <= first <= 23 and 0 <= last <= 23) or first == last:
         raise TableError("Quiet hours are two different hours from 0 to 23, like 22-8.")

@@ -23,6 +23,7 @@ from cogs.flow import (
     mention,
     seat_names,
 )
+from cogs.names import plain_names
 from cogs.pictures import Pictures
 from cogs.sheets import as_embed
 from engine.rules import IntRange
@@ -100,12 +101,13 @@ class TableView:
         image = None
         alt = None
         last_events = await self.last_events(table)
-        png = await self.pictures.render(table.game, renderer.table_image, view, last_events)
+        plain = await plain_names(self.store, table.seats)
+        png = await self.pictures.render(table.game, renderer.table_image, view, last_events, plain)
         if png is not None:
             name = f"{table.game}-{table.id}-{table.ply}.png"
             embed.set_image(url=f"attachment://{name}")
             image = (name, png)
-            alt = renderer.image_alt(view, last_events)
+            alt = renderer.image_alt(view, last_events, plain)
         result = game.result(state)
         if result is not None:
             line = renderer.result_line(result, names)

@@ -141,14 +141,21 @@ class Renderer(Protocol):
     # Whether ``panel_image`` ever draws (the hall skips the call, and its thread hop, if not).
     panel_pictures: bool
 
-    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+    def table_image(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> bytes | None:
         """A PNG for the table embed, else None. ``last_events`` are the (public) events of the
-        last action, for pictures that mark the last move."""
+        last action, for pictures that mark the last move; ``names`` the seats' names as plain
+        text (display names, never mentions; a seat without one reads "Player N"). A finished
+        game's picture opens with a banner saying the result."""
         ...
 
-    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
+    def image_alt(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> str:
         """The table picture's alt text (Discord's attachment ``description``, at most 1024
-        characters): the position in words, from the spectator view, without player mentions."""
+        characters): the picture in words, from the spectator view, naming the seats by
+        ``names`` as the picture does (never by mentions)."""
         ...
 
     def table_embed(self, view: View, names: list[str], recent: list[str]) -> Sheet:
@@ -172,6 +179,12 @@ class Renderer(Protocol):
         self, view: View, legal: list[Action], stage: str | None = None
     ) -> tuple[bytes, str] | None:
         """A picture for the seat's panel and its alt text, or None (most games)."""
+        ...
+
+    def hand_words(self, view: View, name: str) -> str | None:
+        """What a seat's own view holds beyond the table (its hand, a hidden castle), in the
+        third person for replays: opens with a bold line such as "**bob's hand** (3)". ``view``
+        is that seat's view, ``name`` its player; None when the game hides nothing."""
         ...
 
     def table_controls(self, view: View, legal: list[Action]) -> list[Control]:

@@ -21,13 +21,17 @@ from presentation.base import (
     ActionChoice,
     ActionSelect,
     Control,
+    Renderer,
     Sheet,
     Style,
     View,
+    count,
     ply_turn,
     since_block,
 )
-from presentation.castles_table import SIDE_NAMES, alt_text, render_table
+from presentation.castles_table import NAME_W, alt_text, render_table
+from presentation.knights_board import load_font
+from presentation.picture_text import picture_names, result_words
 
 ATTACK_BUTTONS_MAX = 5
 NEW_MARK = "🆕"
@@ -53,17 +57,28 @@ class CastlesRenderer:
     marks_new_cards = True
     panel_pictures = False
 
-    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+    def table_image(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> bytes | None:
         # The picture shows the rows facing each other; the embed keeps the same facts as text.
-        return render_table(view, last_events)
+        drawn = picture_names(names, 2, load_font(22, bold=True), NAME_W)
+        return render_table(view, last_events, drawn, result_words(view, drawn, self.result_line))
 
-    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
-        return alt_text(view, last_events)
+    def image_alt(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> str:
+        return alt_text(view, last_events, names, result_words(view, names, self.result_line))
 
     def panel_image(
         self, view: View, legal: list[Action], stage: str | None = None
     ) -> tuple[bytes, str] | None:
         return None
+
+    def hand_words(self, view: View, name: str) -> str | None:
+        hand: list[str] = view["hand"]
+        lines = [f"**{name}'s hand** ({len(hand)})"]
+        lines += [f"{_card(code)} {_flavour(code)}" for code in hand] or ["*empty*"]
+        return "\n".join(lines)
 
     def turn_number(self, view: View, ply: int) -> int:
         return ply_turn(view, ply)  # one action is one turn
@@ -147,7 +162,7 @@ class CastlesRenderer:
     def _seat_line(self, summary: View, names: list[str], seat: int) -> str:
         dealer = " · dealer" if summary["dealer"] == seat else ""
         return (
-            f"🏰 {SIDE_NAMES[seat]} {names[seat]} — hits taken "
+            f"🏰 {names[seat]} — hits taken "
             f"**{summary['hits'][seat]}**/{HITS_TO_LOSE} · {summary['hand_sizes'][seat]} in hand"
             f"{dealer}"
         )
@@ -331,13 +346,14 @@ class CastlesRenderer:
                     f"against {names[1]} {totals[1]}"
                 )
             lines.append(f"Decided by: a stalemate ({why}); {decided}.")
-        lines.append(f"Length: {turns} turns.")
+        lines.append(f"Length: {count(turns, 'turn')}.")
         for seat in (0, 1):
             lines.append(
-                f"{names[seat]}: {hits[seat]}/{HITS_TO_LOSE} hits taken · {len(rows[seat])} "
-                f"cards in the row (total {totals[seat]}) · {summary['hand_sizes'][seat]} in hand"
+                f"{names[seat]}: {hits[seat]}/{HITS_TO_LOSE} hits taken · "
+                f"{count(len(rows[seat]), 'card')} in the row (total {totals[seat]}) · "
+                f"{summary['hand_sizes'][seat]} in hand"
             )
         return "\n".join(lines)
 
 
-RENDERER = CastlesRenderer()
+RENDERER: Renderer = CastlesRenderer()

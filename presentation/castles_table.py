@@ -2,10 +2,11 @@
 
 Reads only the spectator view (``engine.castles.Castles.view`` with seat ``None``) and the public
 events of the last action, so nothing hidden (a hand) can be drawn. The two rows face each other
-position by position, as the rules lay them: Player 2's row above, Player 1's below, the position
-numbers between them, ten positions to a band (a long row wraps into further bands). Each side
-has its castle with ten pips for the hits it can take, its hand size and the dealer button; the
-seat to act has a gold frame. The last move is framed in gold and said in a line at the bottom.
+position by position, as the rules lay them: the second player's row above, the first's below,
+the position numbers between them, ten positions to a band (a long row wraps into further bands).
+Each side has its player's name, its castle with ten pips for the hits it can take, its hand size
+and the dealer button; the seat to act has a gold frame. The last move is framed in gold and said
+in lines at the bottom; a finished game's picture opens with a banner saying the result.
 
 800 px wide, so that Discord's ~400 px preview halves it; cards are white with large ranks and
 DejaVu suit symbols (♠♥♦♣), red suits in red, on the dark felt of the tower poker table.
@@ -24,6 +25,7 @@ from engine.rules import Event
 from presentation import png
 from presentation.base import fit_alt
 from presentation.knights_board import draw_text, load_font, text_length
+from presentation.picture_text import picture_names, seat_names, with_banner, wrap
 from presentation.towers_table import (
     CARD_BLENDS,
     FELT,
@@ -49,9 +51,9 @@ PER_BAND = 10
 NUMBER_H = 26
 BAND_GAP = 14
 FOOTER_H = 40
+FOOTER_LINE_H = 22
+NAME_W = 250  # a name longer than this is shortened with "…"
 PIP_EMPTY: RGB = (60, 90, 76)
-
-SIDE_NAMES = ("Player 1", "Player 2")
 
 PALETTE = png.Palette(
     colours=(FELT, FELT_DARK, PAPER, INK, RED, GOLD, WHITE, MUTED, SEAT_FILL, PIP_EMPTY),
@@ -59,6 +61,7 @@ PALETTE = png.Palette(
         *CARD_BLENDS,
         *((ink, ground) for ground in (FELT, SEAT_FILL) for ink in (WHITE, GOLD, MUTED)),
         (FELT_DARK, WHITE),
+        (INK, GOLD),  # the result banner
     ),
 )
 
@@ -68,20 +71,23 @@ def _bands(rows: Sequence[Sequence[str]]) -> int:
     return max(1, (longest + PER_BAND - 1) // PER_BAND)
 
 
-def image_height(rows: Sequence[Sequence[str]]) -> int:
+def image_height(rows: Sequence[Sequence[str]], footer_lines: int = 1) -> int:
     band = CARD_H + NUMBER_H + CARD_H + BAND_GAP
-    return MARGIN + SEAT_H + 10 + _bands(rows) * band + SEAT_H + FOOTER_H + MARGIN
+    footer = FOOTER_H + (footer_lines - 1) * FOOTER_LINE_H
+    return MARGIN + SEAT_H + 10 + _bands(rows) * band + SEAT_H + footer + MARGIN
 
 
-def last_move_text(events: Sequence[Event]) -> str | None:
-    """The last action in words with side names (the picture and the alt text say it alike)."""
+def last_move_text(events: Sequence[Event], names: Sequence[str] = ()) -> str | None:
+    """The last action in words with the players' names (the picture and the alt text say it
+    alike)."""
+    sides = seat_names(names, 2)
     for event in events:
         kind = event.get("type")
         seat = event.get("seat")
         if not isinstance(seat, int):
             continue
-        who = SIDE_NAMES[seat]
-        other = SIDE_NAMES[1 - seat]
+        who = sides[seat]
+        other = sides[1 - seat]
         if kind == "card_drawn":
             return f"{who} drew a card."
         if kind == "card_laid":
@@ -116,7 +122,12 @@ def _marked(events: Sequence[Event]) -> tuple[int, int] | None:
 
 
 def _seat_band(
-    draw: ImageDraw.ImageDraw, summary: Mapping[str, Any], seat: int, top: int, acting: bool
+    draw: ImageDraw.ImageDraw,
+    summary: Mapping[str, Any],
+    seat: int,
+    top: int,
+    acting: bool,
+    name: str,
 ) -> None:
     box = (MARGIN, top, WIDTH - MARGIN, top + SEAT_H)
     draw.rounded_rectangle(
@@ -127,9 +138,12 @@ def _seat_band(
         width=4 if acting else 2,
     )
     x, y = MARGIN + 14, top + 8
-    draw_text(draw, (x, y), SIDE_NAMES[seat], fill=WHITE, font=load_font(22, bold=True))
+    font = load_font(22, bold=True)
+    draw_text(draw, (x, y), name, fill=WHITE, font=font)
+    after = x + int(text_length(font, name)) + 12
     if summary["dealer"] == seat:
-        cx = x + 128
+        cx = after + 12
+        after += 34
         draw.ellipse((cx - 12, y + 1, cx + 12, y + 25), fill=WHITE, outline=FELT_DARK)
         draw_text(
             draw, (cx, y + 13), "D", fill=FELT_DARK, font=load_font(16, bold=True), anchor="mm"
@@ -143,7 +157,7 @@ def _seat_band(
         font=load_font(17),
     )
     if acting:
-        draw_text(draw, (x + 160, y + 4), "TO ACT", fill=GOLD, font=load_font(17, bold=True))
+        draw_text(draw, (after, y + 4), "TO ACT", fill=GOLD, font=load_font(17, bold=True))
     hits = summary["hits"][seat]
     label = f"Castle: {hits}/{HITS_TO_LOSE} hits"
     right = WIDTH - MARGIN - 14
@@ -166,14 +180,27 @@ def _slot(draw: ImageDraw.ImageDraw, x: int, y: int) -> None:
         draw.line((x + CARD_W, y + k, x + CARD_W, y + min(k + 6, CARD_H)), fill=MUTED)
 
 
-def render_table(view: Mapping[str, Any], last_events: Sequence[Event] = ()) -> bytes:
-    """The table as a PNG, from the spectator view and the last action's (public) events."""
+def render_table(
+    view: Mapping[str, Any],
+    last_events: Sequence[Event] = (),
+    names: Sequence[str] = (),
+    result: str | None = None,
+) -> bytes:
+    """The table as a PNG, from the spectator view and the last action's (public) events, the
+    players named by ``names``; ``result`` (the game's result in words) makes the banner."""
     summary = view["summary"]
     rows: list[list[str]] = summary["rows"]
-    image = Image.new("RGB", (WIDTH, image_height(rows)), FELT)
+    drawn = picture_names(names, 2, load_font(22, bold=True), NAME_W)
+    footer = f"Draw pile {summary['pile']} · killed {summary['discard']}"
+    moved = last_move_text(last_events, drawn)
+    if moved:
+        footer = f"Last: {moved}"
+    font = load_font(17)
+    lines = wrap(font, footer, WIDTH - 2 * MARGIN)
+    image = Image.new("RGB", (WIDTH, image_height(rows, len(lines))), FELT)
     draw = ImageDraw.Draw(image)
     to_act = view["to_act"]
-    _seat_band(draw, summary, 1, MARGIN, to_act == 1)
+    _seat_band(draw, summary, 1, MARGIN, to_act == 1, drawn[1])
     marked = _marked(last_events)
     top = MARGIN + SEAT_H + 10
     width = PER_BAND * CARD_W + (PER_BAND - 1) * CARD_GAP
@@ -210,28 +237,34 @@ def render_table(view: Mapping[str, Any], last_events: Sequence[Event] = ()) -> 
                 anchor="mm",
             )
         top = lower + CARD_H + BAND_GAP
-    _seat_band(draw, summary, 0, top, to_act == 0)
-    footer = f"Draw pile {summary['pile']} · killed {summary['discard']}"
-    moved = last_move_text(last_events)
-    if moved:
-        footer = f"Last: {moved}"
-    font = load_font(17)
-    while text_length(font, footer) > WIDTH - 2 * MARGIN and len(footer) > 4:
-        footer = footer[:-2] + "…"
-    draw_text(draw, (MARGIN, top + SEAT_H + 10), footer, fill=GOLD if moved else WHITE, font=font)
+    _seat_band(draw, summary, 0, top, to_act == 0, drawn[0])
+    for k, line in enumerate(lines):
+        y = top + SEAT_H + 10 + k * FOOTER_LINE_H
+        draw_text(draw, (MARGIN, y), line, fill=GOLD if moved else WHITE, font=font)
+    if result is not None:
+        image = with_banner(image, result, fill=GOLD, ink=INK)
     return png.encode(image, PALETTE)
 
 
-def alt_text(view: Mapping[str, Any], last_events: Sequence[Event] = ()) -> str:
-    """The picture in words: each side's castle and hand, the rows position by position, the
-    pile and the last move (at most 1024 characters, Discord's limit for alt text)."""
+def alt_text(
+    view: Mapping[str, Any],
+    last_events: Sequence[Event] = (),
+    names: Sequence[str] = (),
+    result: str | None = None,
+) -> str:
+    """The picture in words: the result once over, each side's castle and hand, the rows
+    position by position, the pile and the last move (at most 1024 characters, Discord's limit
+    for alt text)."""
     summary = view["summary"]
     rows: list[list[str]] = summary["rows"]
+    sides = seat_names(names, 2)
     parts = ["Castles Besieged table."]
+    if result is not None:
+        parts.append(f"Game over: {result}")
     for seat in (0, 1):
         dealer = ", dealer" if summary["dealer"] == seat else ""
         parts.append(
-            f"{SIDE_NAMES[seat]}: castle {summary['hits'][seat]} of {HITS_TO_LOSE} hits, "
+            f"{sides[seat]}: castle {summary['hits'][seat]} of {HITS_TO_LOSE} hits, "
             f"{summary['hand_sizes'][seat]} in hand{dealer}."
         )
     pairs = []
@@ -240,15 +273,15 @@ def alt_text(view: Mapping[str, Any], last_events: Sequence[Event] = ()) -> str:
         b = cards.pretty(rows[1][pos]) if pos < len(rows[1]) else "castle"
         pairs.append(f"{pos + 1}: {a} against {b}")
     parts.append(
-        "Rows, Player 1 against Player 2: " + "; ".join(pairs) + "."
+        f"Rows, {sides[0]} against {sides[1]}: " + "; ".join(pairs) + "."
         if pairs
         else "No cards in play."
     )
     parts.append(f"Draw pile {summary['pile']}, killed {summary['discard']}.")
-    moved = last_move_text(last_events)
+    moved = last_move_text(last_events, sides)
     if moved:
         parts.append(f"Last move: {moved}")
     if view["result"] is None and view["to_act"] is not None:
-        parts.append(f"{SIDE_NAMES[view['to_act']]} to act.")
+        parts.append(f"{sides[view['to_act']]} to act.")
     text = " ".join(parts)
     return fit_alt(text)

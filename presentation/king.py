@@ -28,14 +28,16 @@ from presentation.base import (
     ActionSelect,
     BackButton,
     Control,
+    Renderer,
     Sheet,
     StageChoice,
     StageSelect,
     Style,
     View,
+    count,
     since_block,
 )
-from presentation.king_table import SIDE_NAMES, alt_text, render_table
+from presentation.king_table import NAME_W, alt_text, render_table
 from presentation.king_words import (
     FACE_DOWN_LEGEND,
     KING_MARK,
@@ -47,6 +49,8 @@ from presentation.king_words import (
     _position,
     _where,
 )
+from presentation.knights_board import load_font
+from presentation.picture_text import picture_names, result_words, seat_names
 
 
 class KingRenderer:
@@ -56,22 +60,47 @@ class KingRenderer:
     marks_new_cards = True
     panel_pictures = False
 
-    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+    def table_image(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> bytes | None:
         # All six columns as a picture; the embed keeps the same facts as text.
-        return render_table(view, last_events, self._picture_line)
+        drawn = picture_names(names, 2, load_font(20, bold=True), NAME_W)
+        return render_table(
+            view,
+            last_events,
+            lambda events: self._picture_line(events, drawn),
+            drawn,
+            result_words(view, drawn, self.result_line),
+        )
 
-    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
-        return alt_text(view, last_events, self._picture_line(last_events))
+    def image_alt(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> str:
+        line = self._picture_line(last_events, names)
+        return alt_text(view, last_events, line, names, result_words(view, names, self.result_line))
 
-    def _picture_line(self, events: Sequence[Event]) -> str | None:
-        """The last action in words, with side names in place of mentions."""
-        lines = [line for e in events if (line := self.event_line(e, list(SIDE_NAMES))) is not None]
+    def _picture_line(self, events: Sequence[Event], names: Sequence[str]) -> str | None:
+        """The last action in words, with the players' plain names in place of mentions."""
+        sides = seat_names(names, 2)
+        lines = [line for e in events if (line := self.event_line(e, sides)) is not None]
         return " ".join(lines) or None
 
     def panel_image(
         self, view: View, legal: list[Action], stage: str | None = None
     ) -> tuple[bytes, str] | None:
         return None
+
+    def hand_words(self, view: View, name: str) -> str | None:
+        hand: list[str] = view["hand"]
+        lines = [f"**{name}'s hand** ({len(hand)})"]
+        lines += [f"{_emoji(code)} {card_name(code)}" for code in hand] or ["*empty*"]
+        order = view["castle"]
+        lines.append(f"**{name}'s castle**")
+        if order is None:
+            lines.append("*not arranged yet*")
+        else:
+            lines += _castle_lines(view["summary"]["columns"][view["seat"]], order)
+        return "\n".join(lines)
 
     def turn_number(self, view: View, ply: int) -> int:
         turn: int = view["summary"]["turn"]
@@ -321,7 +350,7 @@ class KingRenderer:
             "resigned": "a resignation",
         }.get(result.reason, "a stalemate: the King columns compared, then the open columns")
         lines = [self.result_line(result, names), f"Decided by: {decided}."]
-        lines.append(f"Length: {turns} turns.")
+        lines.append(f"Length: {count(turns, 'turn')}.")
         for seat in (0, 1):
             where = kings[seat]
             opened = sum(c["open"] for c in columns[seat])
@@ -334,4 +363,4 @@ class KingRenderer:
         return "\n".join(lines)
 
 
-RENDERER = KingRenderer()
+RENDERER: Renderer = KingRenderer()

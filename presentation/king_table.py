@@ -2,12 +2,14 @@
 
 Reads only the spectator view (``engine.king.King.view`` with seat ``None``), whose summary shows
 a castle card only once it is revealed (or the game is over), and the public events of the last
-action: nothing hidden can be drawn. All six columns show, three a side (Player 2 above, Player 1
-below, each from its owner's left): the castle card at the base (a card back until revealed, then
-the King ♚ or a Throne ♜), the column's value large, and its cards as tokens whose sign says how
-they count (``+5`` defends, ``−3`` attacks, ``W`` for a Warrior), defenders blue and attackers
-red, so the picture reads in greyscale too. A closed column is greyed. The column the last move
-touched is framed in gold and the move is said in a line at the bottom.
+action: nothing hidden can be drawn. All six columns show, three a side (the second player's
+above, the first's below, each from its owner's left, under its player's name): the castle card
+at the base (a card back until revealed, then the King ♚ or a Throne ♜), the column's value
+large, and its cards as tokens whose sign says how they count (``+5`` defends, ``−3``
+attacks, ``W`` for a Warrior), defenders blue and attackers red, so the picture reads in
+greyscale too. A closed column is greyed. The column the last move
+touched is framed in gold and the move is said in lines at the bottom; a finished game's picture
+opens with a banner saying the result.
 
 800 px wide, so that Discord's ~400 px preview halves it, on the dark felt of the other tables.
 """
@@ -26,6 +28,7 @@ from engine.rules import Event
 from presentation import png
 from presentation.base import fit_alt
 from presentation.knights_board import draw_text, load_font, text_length
+from presentation.picture_text import picture_names, seat_names, with_banner, wrap
 from presentation.towers_table import (
     BACK,
     BACK_EDGE,
@@ -56,14 +59,14 @@ TOKEN_GAP = 6
 TOKENS_PER_LINE = 4
 MIDDLE_H = 40
 FOOTER_H = 34
+FOOTER_LINE_H = 21
+NAME_W = 300  # a name longer than this is shortened with "…"
 
 ATTACK_FILL: RGB = (196, 52, 52)
 DEFEND_FILL: RGB = (36, 104, 196)
 CLOSED_FILL: RGB = (58, 66, 62)
 KING_INK: RGB = (150, 110, 0)
 LOW_VALUE: RGB = (255, 150, 150)  # a column worth 3 or less
-
-SIDE_NAMES = ("Player 1", "Player 2")
 
 PALETTE = png.Palette(
     colours=(FELT, FELT_DARK, PAPER, INK, GOLD, WHITE, MUTED, SEAT_FILL, SEAT_DIM,
@@ -79,6 +82,7 @@ PALETTE = png.Palette(
         (WHITE, DEFEND_FILL),
         (WHITE, ATTACK_FILL),
         (WHITE, GOLD),  # a long token's words reach its gold frame
+        (INK, GOLD),  # the result banner
     ),
 )  # fmt: skip
 # Characters DejaVu Sans has no glyph for (emoji and their variation selector) are left out of
@@ -95,9 +99,10 @@ def _side_height(columns: Sequence[Mapping[str, Any]]) -> int:
     return HEADER_H + CASTLE_H + 10 + lines * (TOKEN_H + TOKEN_GAP) + 6
 
 
-def image_height(summary: Mapping[str, Any]) -> int:
+def image_height(summary: Mapping[str, Any], footer_lines: int = 1) -> int:
     sides = sum(_side_height(summary["columns"][s]) for s in (0, 1))
-    return MARGIN + 2 * (SEAT_H + 6) + sides + MIDDLE_H + FOOTER_H + MARGIN
+    footer = FOOTER_H + (footer_lines - 1) * FOOTER_LINE_H
+    return MARGIN + 2 * (SEAT_H + 6) + sides + MIDDLE_H + footer + MARGIN
 
 
 def token_text(code: str, role: str) -> str:
@@ -234,7 +239,12 @@ def _marked_columns(events: Sequence[Event]) -> set[tuple[int, int]]:
 
 
 def _seat_band(
-    draw: ImageDraw.ImageDraw, summary: Mapping[str, Any], seat: int, top: int, acting: bool
+    draw: ImageDraw.ImageDraw,
+    summary: Mapping[str, Any],
+    seat: int,
+    top: int,
+    acting: bool,
+    name: str,
 ) -> None:
     box = (MARGIN, top, WIDTH - MARGIN, top + SEAT_H)
     draw.rounded_rectangle(
@@ -244,12 +254,12 @@ def _seat_band(
         outline=GOLD if acting else FELT_DARK,
         width=4 if acting else 2,
     )
-    draw_text(
-        draw, (MARGIN + 12, top + 8), SIDE_NAMES[seat], fill=WHITE, font=load_font(20, bold=True)
-    )
+    font = load_font(20, bold=True)
+    draw_text(draw, (MARGIN + 12, top + 8), name, fill=WHITE, font=font)
     n = summary["hand_sizes"][seat]
     hand = f"{n} card{'s' if n != 1 else ''} in hand"
-    draw_text(draw, (MARGIN + 140, top + 11), hand, fill=MUTED, font=load_font(17))
+    after = MARGIN + 12 + max(128, int(text_length(font, name)) + 20)
+    draw_text(draw, (after, top + 11), hand, fill=MUTED, font=load_font(17))
     if acting:
         draw_text(
             draw,
@@ -265,11 +275,20 @@ def render_table(
     view: Mapping[str, Any],
     last_events: Sequence[Event] = (),
     last_line: Callable[[Sequence[Event]], str | None] = lambda events: None,
+    names: Sequence[str] = (),
+    result: str | None = None,
 ) -> bytes:
-    """The table as a PNG, from the spectator view and the last action's (public) events;
-    ``last_line`` says that action in words (with side names) for the bottom line."""
+    """The table as a PNG, from the spectator view and the last action's (public) events, the
+    players named by ``names``; ``last_line`` says that action in words (with the same names)
+    for the bottom lines, and ``result`` (the game's result in words) makes the banner."""
     summary = view["summary"]
-    image = Image.new("RGB", (WIDTH, image_height(summary)), FELT)
+    drawn = picture_names(names, 2, load_font(20, bold=True), NAME_W)
+    line = last_line(last_events)
+    font = load_font(16)
+    lines = (
+        wrap(font, "Last: " + _NOT_DRAWN.sub("", line).strip(), WIDTH - 2 * MARGIN) if line else []
+    )
+    image = Image.new("RGB", (WIDTH, image_height(summary, max(1, len(lines)))), FELT)
     draw = ImageDraw.Draw(image)
     to_act = view["to_act"] if view["result"] is None else None
     marked = _marked_columns(last_events)
@@ -292,9 +311,10 @@ def render_table(
                 anchor="mm",
             )
             top += MIDDLE_H
-            _seat_band(draw, summary, 0, top + _side_height(summary["columns"][0]) + 6, to_act == 0)
+            below = top + _side_height(summary["columns"][0]) + 6
+            _seat_band(draw, summary, 0, below, to_act == 0, drawn[0])
         else:
-            _seat_band(draw, summary, 1, top, to_act == 1)
+            _seat_band(draw, summary, 1, top, to_act == 1, drawn[1])
             top += SEAT_H + 6
         height = _side_height(summary["columns"][seat])
         for i, column in enumerate(summary["columns"][seat]):
@@ -303,28 +323,33 @@ def render_table(
             _column(image, draw, column, i, box, (seat, i) in marked)
         top += height
     top += SEAT_H + 6
-    line = last_line(last_events)
-    if line:
-        text = "Last: " + _NOT_DRAWN.sub("", line).strip()
-        font = load_font(16)
-        while text_length(font, text) > WIDTH - 2 * MARGIN and len(text) > 4:
-            text = text[:-2] + "…"
-        draw_text(draw, (MARGIN, top + 8), text, fill=GOLD, font=font)
+    for k, text in enumerate(lines):
+        draw_text(draw, (MARGIN, top + 8 + k * FOOTER_LINE_H), text, fill=GOLD, font=font)
+    if result is not None:
+        image = with_banner(image, result, fill=GOLD, ink=INK)
     return png.encode(image, PALETTE)
 
 
 def alt_text(
-    view: Mapping[str, Any], last_events: Sequence[Event] = (), last: str | None = None
+    view: Mapping[str, Any],
+    last_events: Sequence[Event] = (),
+    last: str | None = None,
+    names: Sequence[str] = (),
+    result: str | None = None,
 ) -> str:
-    """The picture in words: the turn and piles, each side's hand and its three columns (castle
-    card as far as it is known, value, cards), the last move (at most 1024 characters)."""
+    """The picture in words: the result once over, the turn and piles, each side's hand and its
+    three columns (castle card as far as it is known, value, cards), the last move (at most 1024
+    characters)."""
     summary = view["summary"]
+    sides = seat_names(names, 2)
     over = view["result"] is not None
     turn = summary["turn"] if over else summary["turn"] + 1
     parts = [
         f"Siege the King table, {'after ' if over else ''}turn {turn}. "
         f"Draw pile {summary['pile']}, discard {len(summary['discard'])}."
     ]
+    if result is not None:
+        parts.append(f"Game over: {result}")
     for seat in (0, 1):
         columns = []
         for i, column in enumerate(summary["columns"][seat]):
@@ -342,10 +367,10 @@ def alt_text(
                 f"{name} {head}, value {value}" + (f", cards {tokens}" if tokens else "")
             )
         n = summary["hand_sizes"][seat]
-        parts.append(f"{SIDE_NAMES[seat]} ({n} in hand): " + "; ".join(columns) + ".")
+        parts.append(f"{sides[seat]} ({n} in hand): " + "; ".join(columns) + ".")
     if last:
-        parts.append("Last move: " + _NOT_DRAWN.sub("", last).strip())
+        parts.append(f"Last move: {last.replace('**', '')}")
     if not over and view["to_act"] is not None:
-        parts.append(f"{SIDE_NAMES[view['to_act']]} to act.")
+        parts.append(f"{sides[view['to_act']]} to act.")
     text = " ".join(parts)
     return fit_alt(text)

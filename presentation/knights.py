@@ -32,16 +32,20 @@ from presentation.base import (
     ActionSelect,
     BackButton,
     Control,
+    Renderer,
     Sheet,
     StageChoice,
     StageSelect,
     Style,
     View,
+    count,
     fit_alt,
     ply_turn,
     since_block,
 )
 from presentation.knights_board import last_move_text, render_board_png, text_board
+from presentation.knights_table import SIDE_WORDS, drawn_names, render_table
+from presentation.picture_text import result_words, seat_names
 
 SIDE_LABELS = GAME.about.sides
 SIDE_ICONS = ("🐎", "🏰")
@@ -74,13 +78,25 @@ class KnightsRenderer:
     marks_new_cards = False
     panel_pictures = True
 
-    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+    def table_image(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> bytes | None:
         # The public board from the attacker's end, as the rules and notation describe it; the
-        # view's last move is framed and a capture tagged.
-        return render_board_png(view)
+        # view's last move is framed and a capture tagged; the players' names above it.
+        drawn = drawn_names(names)
+        return render_table(view, drawn, result_words(view, drawn, self.result_line))
 
-    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
-        return board_alt(view, flip=False)
+    def image_alt(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> str:
+        sides = seat_names(names, 2)
+        parts = [f"{SIDE_WORDS[seat]}: {sides[seat]}." for seat in (ATTACKER, DEFENDER)]
+        result = result_words(view, sides, self.result_line)
+        if result is not None:
+            parts.insert(0, f"Game over: {result}")
+        elif view["to_act"] is not None:
+            parts.append(f"{sides[view['to_act']]} to move.")
+        return fit_alt(" ".join([*parts, board_alt(view, flip=False)]))
 
     def panel_image(
         self, view: View, legal: list[Action], stage: str | None = None
@@ -93,6 +109,9 @@ class KnightsRenderer:
             marked = [t["to"] for t in destinations(_pieces(view), legal, stage)]
         png = render_board_png(view, flip=flip, highlight=marked, chosen=stage if marked else None)
         return png, board_alt(view, flip=flip, piece=stage if marked else None, marked=marked)
+
+    def hand_words(self, view: View, name: str) -> str | None:
+        return None  # every piece is on the board: nothing is hidden
 
     def turn_number(self, view: View, ply: int) -> int:
         return ply_turn(view, ply)  # the Commander's placement, then one move a turn
@@ -322,7 +341,7 @@ class KnightsRenderer:
             [
                 self.result_line(result, names),
                 f"Decided by: {decided}.",
-                f"Length: {turns} turns.",
+                f"Length: {count(turns, 'turn')}.",
                 f"{names[ATTACKER]} (Knights): {knights} left, {captured['knights']} captured",
                 f"{names[DEFENDER]} (castle): {defenders} Defenders left, "
                 f"{captured['defenders']} captured · Commander {commander}",
@@ -361,4 +380,4 @@ def board_alt(
     return fit_alt(text)
 
 
-RENDERER = KnightsRenderer()
+RENDERER: Renderer = KnightsRenderer()

@@ -53,7 +53,8 @@ WHITE: RGB = (255, 255, 255)
 PALETTE = png.Palette(
     colours=(PAPER, INK, GRID, *SQUARE_FILL.values(), WAVES, MORTAR, CROWN_INK, WALL, KNIGHT_FILL,
              DEFENDER_FILL, COMMANDER_RING, MARK, HIGHLIGHT, WHITE),
-    blends=((INK, PAPER), (INK, KNIGHT_FILL), (WHITE, DEFENDER_FILL), (WHITE, INK)),
+    blends=((INK, PAPER), (INK, KNIGHT_FILL), (WHITE, DEFENDER_FILL), (WHITE, INK),
+            (INK, COMMANDER_RING)),  # the last: the table picture's result banner
 )  # fmt: skip
 
 LEGEND = (
@@ -327,6 +328,21 @@ def render_board_png(
     or a public summary. ``flip`` shows it from the defender's side; ``highlight`` marks squares
     (for example the destinations of a chosen piece, from ``engine.knights.destinations``) and
     ``chosen`` frames that piece's square."""
+    image = draw_board(
+        view_or_summary, flip=flip, highlight=highlight, chosen=chosen, square_px=square_px
+    )
+    return png.encode(image, PALETTE)
+
+
+def draw_board(
+    view_or_summary: Mapping[str, Any],
+    *,
+    flip: bool = False,
+    highlight: Iterable[str] = (),
+    chosen: str | None = None,
+    square_px: int = SQUARE_PX,
+) -> Image.Image:
+    """The picture :func:`render_board_png` encodes."""
     pieces, last = _unpack(view_or_summary)
     image = _base_board(square_px, flip).copy()
     draw = ImageDraw.Draw(image)
@@ -364,8 +380,7 @@ def render_board_png(
         else:  # an empty square: a dot large enough to see at Discord's preview size
             r = square_px * 0.2
             draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=HIGHLIGHT, outline=INK, width=2)
-
-    return png.encode(image, PALETTE)
+    return image
 
 
 # -- the text board -------------------------------------------------------------------------------

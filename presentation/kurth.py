@@ -34,6 +34,7 @@ from presentation.base import (
     ActionChoice,
     ActionSelect,
     Control,
+    Renderer,
     Sheet,
     Style,
     View,
@@ -56,10 +57,19 @@ class KurthRenderer:
     marks_new_cards = False
     panel_pictures = False
 
-    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+    def hand_words(self, view: View, name: str) -> str | None:
+        cards = [f"{card['name']} ({card['code']})" for card in view["hand"]]
+        return f"**{name}'s cards** ({len(cards)})\n" + ("\n".join(cards) or "*none*")
+
+    def table_image(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> bytes | None:
+        # Played alone: the city is the player's, and its banner already says the end.
         return render_city_png(view)
 
-    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
+    def image_alt(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> str:
         """The city picture in words: round and turn, spirit and mana, where the player is,
         each location's markers, the passage (at most 1024 characters)."""
         summary = view["summary"]
@@ -390,4 +400,4 @@ class KurthRenderer:
         return kurth_words.result_line(result, names)
 
 
-RENDERER = KurthRenderer()
+RENDERER: Renderer = KurthRenderer()

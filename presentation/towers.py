@@ -26,16 +26,20 @@ from presentation.base import (
     ActionSelect,
     BackButton,
     Control,
+    Renderer,
     Sheet,
     StageChoice,
     StageSelect,
     Style,
     View,
+    count,
     fit_alt,
     ply_turn,
     since_block,
 )
-from presentation.towers_table import render_table, seat_status
+from presentation.knights_board import load_font
+from presentation.picture_text import picture_names, result_words, seat_names
+from presentation.towers_table import NAME_W, render_table, seat_status, table_cards
 from presentation.towers_words import (
     CATEGORY_WORDS,
     MODE_WORDS,
@@ -80,26 +84,41 @@ class TowersRenderer:
     marks_new_cards = False
     panel_pictures = False
 
-    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
-        return render_table(view)
+    def table_image(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> bytes | None:
+        seats = len(view["summary"]["chips"])
+        drawn = picture_names(names, seats, load_font(22, bold=True), NAME_W)
+        return render_table(view, drawn, result_words(view, drawn, self.result_line))
 
-    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
-        """The table picture in words: hand, pot, towers, cards face up, each seat's chips and
-        status, the seat to act (public facts only, as drawn)."""
+    def image_alt(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> str:
+        """The table picture in words: the result once over, hand, pot, towers, cards face up,
+        each seat's name, chips and status, the seat to act (public facts only, as drawn)."""
         summary = view["summary"]
+        sides = seat_names(names, len(summary["chips"]))
         if summary["phase"] == "over":
             parts = ["Tower poker table, game over."]
+            result = result_words(view, sides, self.result_line)
+            if result:
+                parts.append(result)
         else:
             parts = [f"Tower poker table, hand {summary['hand_no']}, pot {summary['pot']}."]
         towers = ", ".join(str(h) for h in summary["towers"])
         parts.append(f"Cards left in the four towers: {towers}.")
-        face_up = summary["face_up"]
-        parts.append(f"Face up: {cards_text(face_up)}." if face_up else "No card face up.")
+        face_up, _, label = table_cards(view)
+        if face_up:
+            parts.append(f"{label}: {cards_text(face_up)}.")
+        elif summary["phase"] == "over":
+            parts.append("No card face up: the last hand ended without a show.")
+        else:
+            parts.append("No card face up.")
         shows = view.get("shows") or []
         shown = shows[-1]["hands"] if shows else [None] * len(summary["chips"])
         for seat, chips in enumerate(summary["chips"]):
             status = seat_status(summary, seat)
-            words = f"Seat {seat + 1}: {chips} chips, bet {summary['round_bets'][seat]}"
+            words = f"{sides[seat]}: {chips} chips, bet {summary['round_bets'][seat]}"
             if summary["dealer"] == seat:
                 words += ", dealer"
             if status:
@@ -109,7 +128,7 @@ class TowersRenderer:
                 words += f", showed {cards_text(held)}"
             parts.append(words + ".")
         if view["to_act"] is not None:
-            parts.append(f"Seat {view['to_act'] + 1} to act.")
+            parts.append(f"{sides[view['to_act']]} to act.")
         text = " ".join(parts)
         return fit_alt(text)
 
@@ -117,6 +136,14 @@ class TowersRenderer:
         self, view: View, legal: list[Action], stage: str | None = None
     ) -> tuple[bytes, str] | None:
         return None
+
+    def hand_words(self, view: View, name: str) -> str | None:
+        hand: list[str] = view.get("hand") or []
+        lines = [f"**{name}'s cards:** {cards_text(hand)}"]
+        best = view.get("best")
+        if best is not None and hand:
+            lines.append(f"Best hand then: {hand_words(hand, best['tower'])}")
+        return "\n".join(lines)
 
     def turn_number(self, view: View, ply: int) -> int:
         return ply_turn(view, ply)
@@ -131,7 +158,7 @@ class TowersRenderer:
         lines = [
             self.result_line(result, names),
             f"Decided by: {decided}.",
-            f"Length: {summary['hand_no']} hands, {turns} turns.",
+            f"Length: {count(summary['hand_no'], 'hand')}, {count(turns, 'turn')}.",
         ]
         for seat, chips in enumerate(result.scores or summary["chips"]):
             status = " (left)" if summary["left"][seat] else ""
@@ -402,7 +429,7 @@ class TowersRenderer:
         return towers_words.result_line(result, names)
 
 
-RENDERER = TowersRenderer()
+RENDERER: Renderer = TowersRenderer()
 
 #: The doctests of the helpers that moved beside this module run with it (``doctest.testmod``).
 __test__ = {"hand_name": hand_name}

@@ -7,8 +7,10 @@ passed in, so nothing hidden can be drawn.
 Layout, 800 px wide so that Discord's ~400 px preview halves it: a header (hand, pot, next flip),
 the four towers as stacks of card backs with their heights, the cards turned up this hand (the
 hold card first), the burned card, then one box per seat (two columns) with chips, bet this
-round, chips in the pot and a status word (folded, all-in, out, left), the dealer button, and a
-gold frame on the seat to act. A hand shown at the show is drawn in its seat's box. Cards are
+round, chips in the pot and a status word (folded, all-in, out, left), the player's name, the
+dealer button, and a gold frame on the seat to act. A hand shown at the show is drawn in its
+seat's box, and once the hand is over the cards face up are those that decided the show. A
+finished game's picture opens with a banner saying the result. Cards are
 white with large ranks and DejaVu suit symbols (♠♥♦♣), red suits in red, on a dark felt that
 reads on Discord's dark theme; every status also has a word, so greyscale reads too.
 """
@@ -22,7 +24,8 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from presentation import png
-from presentation.knights_board import draw_text, load_font
+from presentation.knights_board import draw_text, load_font, text_length
+from presentation.picture_text import picture_names, with_banner
 
 RGB = tuple[int, int, int]
 
@@ -34,6 +37,7 @@ SMALL_W, SMALL_H = 44, 62
 TOWER_ROW_H = 150
 SEAT_H = 96
 SEAT_GAP = 10
+NAME_W = 230  # a name longer than this is shortened with "…"
 
 FELT: RGB = (22, 78, 56)
 FELT_DARK: RGB = (14, 52, 38)
@@ -65,6 +69,7 @@ PALETTE = png.Palette(
         *((ink, ground) for ground in (SEAT_FILL, SEAT_DIM)
           for ink in (WHITE, GOLD, *STATUS_COLOURS.values())),
         (INK, WHITE),
+        (INK, GOLD),  # the result banner
     ),
 )  # fmt: skip
 
@@ -204,7 +209,8 @@ def _header(draw: ImageDraw.ImageDraw, summary: Mapping[str, Any]) -> None:
     )
 
 
-def _towers(image: Image.Image, draw: ImageDraw.ImageDraw, summary: Mapping[str, Any]) -> None:
+def _towers(image: Image.Image, draw: ImageDraw.ImageDraw, view: Mapping[str, Any]) -> None:
+    summary = view["summary"]
     top = MARGIN + HEADER_H
     label = load_font(15, bold=True)
     small = load_font(13, bold=True)
@@ -220,8 +226,8 @@ def _towers(image: Image.Image, draw: ImageDraw.ImageDraw, summary: Mapping[str,
         draw_text(draw, (x + 28, top + 130), f"{height} left", fill=WHITE, font=label, anchor="mm")
     # The cards turned up this hand, the hold card first.
     x0 = MARGIN + 4 * 70 + 16
-    draw_text(draw, (x0, top + 2), "Face up this hand", fill=MUTED, font=label)
-    face_up: Sequence[str] = summary["face_up"]
+    face_up, burned, label_text = table_cards(view)
+    draw_text(draw, (x0, top + 2), label_text, fill=MUTED, font=label)
     step = CARD_W + 8 if len(face_up) <= 4 else (WIDTH - MARGIN - 90 - x0) // len(face_up)
     for i, code in enumerate(face_up):
         x = x0 + i * step
@@ -239,8 +245,10 @@ def _towers(image: Image.Image, draw: ImageDraw.ImageDraw, summary: Mapping[str,
             anchor="mm",
         )
     if not face_up:
-        draw_text(draw, (x0, top + 40), "none", fill=WHITE, font=load_font(18))
-    burned = summary["burned"]
+        # A game that ended on a fold (or a walk-out) had no show to decide its last hand.
+        over = summary["phase"] == "over"
+        none = "none: the last hand ended without a show" if over else "none"
+        draw_text(draw, (x0, top + 40), none, fill=WHITE, font=load_font(18))
     bx = WIDTH - MARGIN - 60
     draw_text(draw, (bx + 24, top + 2), "burned", fill=MUTED, font=label, anchor="ma")
     if burned:
@@ -255,6 +263,7 @@ def _seat(
     box: tuple[int, int, int, int],
     to_act: int | None,
     shown: Sequence[str] | None,
+    name: str,
 ) -> None:
     x0, y0, x1, y1 = box
     status = seat_status(summary, seat)
@@ -263,14 +272,16 @@ def _seat(
     draw.rounded_rectangle(
         box, radius=10, fill=fill, outline=GOLD if acting else FELT_DARK, width=5 if acting else 2
     )
-    name = load_font(22, bold=True)
-    draw_text(draw, (x0 + 12, y0 + 8), f"Seat {seat + 1}", fill=WHITE, font=name)
+    font = load_font(22, bold=True)
+    draw_text(draw, (x0 + 12, y0 + 8), name, fill=WHITE, font=font)
+    after = x0 + 12 + int(text_length(font, name)) + 10
     if summary["dealer"] == seat and summary["phase"] != "over":
-        cx = x0 + 135
+        cx = after + 13
+        after += 34
         draw.ellipse((cx - 13, y0 + 8, cx + 13, y0 + 34), fill=WHITE, outline=INK)
         draw_text(draw, (cx, y0 + 21), "D", fill=INK, font=load_font(17, bold=True), anchor="mm")
     if acting:
-        draw_text(draw, (x0 + 160, y0 + 12), "TO ACT", fill=GOLD, font=load_font(16, bold=True))
+        draw_text(draw, (after, y0 + 12), "TO ACT", fill=GOLD, font=load_font(16, bold=True))
     body = load_font(18)
     draw_text(
         draw,
@@ -302,14 +313,30 @@ def _seat(
             paste_card(image, sx + i * (SMALL_W + 3), y1 - SMALL_H - 6, code, SMALL_W, SMALL_H)
 
 
-def render_table(view: Mapping[str, Any]) -> bytes:
-    """The table as a PNG."""
+def table_cards(view: Mapping[str, Any]) -> tuple[list[str], str | None, str]:
+    """The cards face up on the table, the burned card and the words over them: this hand's
+    while one is played, or, once the hand (or the game) ended with no card turned up since,
+    those of the last show, which decided it."""
+    summary = view["summary"]
+    shows = view.get("shows") or []
+    if not summary["face_up"] and shows and shows[-1].get("face_up"):
+        show = shows[-1]
+        return list(show["face_up"]), show.get("burned"), "Face up at the last show"
+    return list(summary["face_up"]), summary["burned"], "Face up this hand"
+
+
+def render_table(
+    view: Mapping[str, Any], names: Sequence[str] = (), result: str | None = None
+) -> bytes:
+    """The table as a PNG, the players named by ``names``; ``result`` (the game's result in
+    words) makes the banner."""
     summary = view["summary"]
     seats = len(summary["chips"])
+    drawn = picture_names(names, seats, load_font(22, bold=True), NAME_W)
     image = Image.new("RGB", (WIDTH, image_height(seats)), FELT)
     draw = ImageDraw.Draw(image)
     _header(draw, summary)
-    _towers(image, draw, summary)
+    _towers(image, draw, view)
     shows = view.get("shows") or []
     shown_hands: list[Any] = shows[-1]["hands"] if shows else [None] * seats
     top = MARGIN + HEADER_H + TOWER_ROW_H + 24
@@ -326,5 +353,8 @@ def render_table(view: Mapping[str, Any]) -> bytes:
             (x0, y0, x0 + col_w, y0 + SEAT_H),
             view["to_act"],
             shown_hands[seat],
+            drawn[seat],
         )
+    if result is not None:
+        image = with_banner(image, result, fill=GOLD, ink=INK)
     return png.encode(image, PALETTE)

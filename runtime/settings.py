@@ -41,6 +41,7 @@ VARIABLES = {
     "answer_budget": "ANSWER_BUDGET",
     "shard_count": "SHARD_COUNT",
     "shard_ids": "SHARD_IDS",
+    "server_data_days": "SERVER_DATA_DAYS",
 }
 _EXPECTED = {
     "DATABASE_URL": "must be a postgresql:// URL, or left empty",
@@ -52,6 +53,7 @@ _EXPECTED = {
     "ANSWER_BUDGET": "must be seconds, more than 0 and at most 2.5 (Discord waits 3)",
     "SHARD_COUNT": "must be how many shards there are in all (a whole number, 1 or more)",
     "SHARD_IDS": "must be shard numbers such as 0,1 or 0-3",
+    "SERVER_DATA_DAYS": "must be days, a whole number from 1 to 365",
 }
 
 
@@ -104,6 +106,10 @@ class Settings(BaseSettings):
     shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = Field(
         default=None, validation_alias="SHARD_IDS"
     )
+
+    #: Days a server's data is kept after the bot is removed from it (a return before then finds
+    #: everything as it was).
+    server_data_days: int = Field(default=30, ge=1, le=365, validation_alias="SERVER_DATA_DAYS")
 
     @property
     def shards(self) -> Shards | None:

@@ -5,6 +5,11 @@ which computer of the table it is (tower poker may seat several): ``-(100 × lev
 (easy) to 3 (hard), n from 1. Real Discord ids are positive, so the two can never meet. Nothing is
 stored anywhere else: a table's seats say everything about its computers.
 
+A player who deleted their data (``/siege privacy delete``) is a *former player*: a random
+negative id from :data:`FORMER_FLOOR` down, one per deleted player, in place of theirs in the
+games they played. Like a computer it has no Discord account, so everything that leaves
+computers out (DMs, pings, mentions) leaves it out too; :func:`label` names it "former player".
+
 >>> computer_id("hard", 2), level_of(-302), number_of(-302), level_of(1234)
 (-302, 'hard', 2, None)
 """
@@ -40,7 +45,28 @@ def number_of(user_id: int) -> int:
 
 def name_of(user_id: int) -> str:
     """How a computer seat is shown: "Computer 2 (hard)"."""
+    if is_former(user_id):
+        return FORMER_NAME
     return f"Computer {number_of(user_id)} ({level_of(user_id)})"
+
+
+#: The highest id a former player can have (computers' ids stay above it).
+FORMER_FLOOR = -1_000_000
+FORMER_NAME = "former player"
+
+
+def is_former(user_id: int) -> bool:
+    """Whether a seat is held by a player who deleted their data.
+
+    >>> is_former(-1_000_042), is_former(-302), is_former(1234)
+    (True, False, False)
+    """
+    return user_id <= FORMER_FLOOR
+
+
+def label(user_id: int) -> str:
+    """How a seat without a Discord account is named: "🤖 Computer 2 (hard)", "former player"."""
+    return FORMER_NAME if is_former(user_id) else f"🤖 {name_of(user_id)}"
 
 
 def next_computer(level: str, seats: Iterable[int]) -> int:
@@ -50,9 +76,13 @@ def next_computer(level: str, seats: Iterable[int]) -> int:
 
 
 __all__ = [
+    "FORMER_FLOOR",
+    "FORMER_NAME",
     "LEVELS",
     "computer_id",
     "is_computer",
+    "is_former",
+    "label",
     "level_of",
     "name_of",
     "next_computer",

@@ -18,8 +18,9 @@ The store takes and returns engine types; SQL stays inside this package. :class:
 concerns of ``storage/`` together, each a class beside its SQL on one base (storage/base.py:
 the database, the clock, reads and writes): tables and their logs (reading.py), the lobby
 (lobby.py), moves (playing.py), clocks (deadlines.py), offers (offers.py), the daily challenge
-(daily.py), results and ratings (results.py), players and DM panels (players.py) and the schema
-(schema.py). The records and errors they share are in records.py, the table-level writes in
+(daily.py), results and ratings (results.py), players and DM panels (players.py), a player's
+data on request (privacy.py, declared in kept.py), servers the bot left (departures.py) and the
+schema (schema.py). The records and errors they share are in records.py, the table-level writes in
 tables.py.
 """
 
@@ -27,10 +28,12 @@ from __future__ import annotations
 
 from storage.daily import Dailies
 from storage.deadlines import Deadlines
+from storage.departures import Departures
 from storage.lobby import Lobby
 from storage.offers import Offers
 from storage.players import Players
 from storage.playing import Playing
+from storage.privacy import Privacy
 from storage.reading import Reading
 from storage.results import Results
 from storage.schema import Schema
@@ -48,6 +51,8 @@ class Store(
     Dailies,
     Results,
     Players,
+    Privacy,
+    Departures,
     Schema,
     Tournaments,
 ):

@@ -42,10 +42,12 @@ TABLES = (
     "meta",
     "offers",
     "offer_seats",
+    "guild_departures",
     "seeks",
     "tournaments",
     "tournament_entrants",
     "tournament_matches",
+    "tournament_match_seats",
 )
 #: The order rows are read in (a table's primary key), so a rematch follows the game it repeats.
 ORDER = {
@@ -62,10 +64,12 @@ ORDER = {
     "meta": "key",
     "offers": "id",
     "offer_seats": "offer_id, seat",
+    "guild_departures": "guild_id",
     "seeks": "id",
     "tournaments": "id",
     "tournament_entrants": "tournament_id, user_id",
     "tournament_matches": "id",
+    "tournament_match_seats": "match_id, seat",
 }
 IDENTITIES = ("tables", "offers", "seeks", "tournaments", "tournament_matches")
 

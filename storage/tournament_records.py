@@ -123,21 +123,28 @@ def require(conn: Connection, tid: int) -> TournamentRecord:
 
 def matches(conn: Connection, tid: int) -> list[MatchRecord]:
     rows = conn.execute(
-        "SELECT id, round, board, players, points, scores, reason, table_id, thread_id"
+        "SELECT id, round, board, points, scores, reason, table_id, thread_id"
         " FROM tournament_matches WHERE tournament_id = ? ORDER BY round, board",
         (tid,),
     ).fetchall()
+    seats: dict[int, list[int]] = {}
+    for match_id, user_id in conn.execute(
+        "SELECT s.match_id, s.user_id FROM tournament_match_seats AS s JOIN tournament_matches"
+        " AS m ON m.id = s.match_id WHERE m.tournament_id = ? ORDER BY s.match_id, s.seat",
+        (tid,),
+    ).fetchall():
+        seats.setdefault(int(match_id), []).append(int(user_id))
     return [
         MatchRecord(
             id=int(r[0]),
             round=int(r[1]),
             board=int(r[2]),
-            players=tuple(json.loads(r[3])),
-            points=None if r[4] is None else tuple(json.loads(r[4])),
-            scores=None if r[5] is None else tuple(json.loads(r[5])),
-            reason=r[6],
-            table_id=r[7],
-            thread_id=r[8],
+            players=tuple(seats.get(int(r[0]), ())),
+            points=None if r[3] is None else tuple(json.loads(r[3])),
+            scores=None if r[4] is None else tuple(json.loads(r[4])),
+            reason=r[5],
+            table_id=r[6],
+            thread_id=r[7],
         )
         for r in rows
     ]

@@ -222,17 +222,21 @@ def advance(conn: Connection, tid: int, moment: datetime) -> Advance | None:
         round_no = tournament.round + 1
         for board, match in enumerate(made, start=1):
             how = None if match.points is None else ("bye" if match.is_bye else "forfeit")
-            conn.execute(
-                "INSERT INTO tournament_matches (tournament_id, round, board, players, points,"
-                " reason) VALUES (?, ?, ?, ?, ?, ?)",
+            cur = conn.execute(
+                "INSERT INTO tournament_matches (tournament_id, round, board, points, reason)"
+                " VALUES (?, ?, ?, ?, ?)",
                 (
                     tid,
                     round_no,
                     board,
-                    json.dumps(list(match.players)),
                     None if match.points is None else json.dumps(list(match.points)),
                     how,
                 ),
+            )
+            assert cur.lastrowid is not None
+            conn.executemany(
+                "INSERT INTO tournament_match_seats (match_id, seat, user_id) VALUES (?, ?, ?)",
+                [(cur.lastrowid, n, player) for n, player in enumerate(match.players)],
             )
         _set(conn, tid, moment, round=round_no)
         tournament = require(conn, tid)
@@ -308,13 +312,14 @@ def settle_cancelled(conn: Connection, tid: int) -> int:
     """A match whose table was cancelled (by a moderator) scores nothing for either player,
     so the round is not stuck waiting for it. Returns how many were settled."""
     rows = conn.execute(
-        "SELECT m.id, m.players FROM tournament_matches AS m JOIN tables AS t"
+        "SELECT m.id, (SELECT count(*) FROM tournament_match_seats AS s WHERE s.match_id = m.id)"
+        " FROM tournament_matches AS m JOIN tables AS t"
         " ON t.id = m.table_id WHERE m.tournament_id = ? AND m.points IS NULL"
         " AND t.status = 'cancelled'",
         (tid,),
     ).fetchall()
-    for match_id, players in rows:
-        nothing = [0.0] * len(json.loads(players))
+    for match_id, seats in rows:
+        nothing = [0.0] * int(seats)
         conn.execute(
             "UPDATE tournament_matches SET points = ?, reason = 'cancelled' WHERE id = ?",
             (json.dumps(nothing), int(match_id)),

@@ -43,6 +43,8 @@ def test_settings_defaults_and_values() -> None:
     assert settings.database_path == "siege.db" and settings.log_level == "INFO"
     assert settings.answer_budget == 1.5
     assert bot.Settings.from_env({"ANSWER_BUDGET": "0.8"}).answer_budget == 0.8
+    assert settings.server_data_days == 30
+    assert bot.Settings.from_env({"SERVER_DATA_DAYS": "7"}).server_data_days == 7
     settings = bot.Settings.from_env(
         {
             "DISCORD_TOKEN": " abc ",
@@ -74,6 +76,8 @@ def test_settings_defaults_and_values() -> None:
         ("ANSWER_BUDGET", "0"),
         ("ANSWER_BUDGET", "3"),
         ("ANSWER_BUDGET", "soon"),
+        ("SERVER_DATA_DAYS", "0"),
+        ("SERVER_DATA_DAYS", "a month"),
     ],
 )
 def test_a_bad_setting_is_one_line_naming_the_variable(variable: str, value: str) -> None:

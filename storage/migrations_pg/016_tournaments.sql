@@ -45,7 +45,6 @@ CREATE TABLE tournament_matches (
     tournament_id  BIGINT NOT NULL REFERENCES tournaments (id),
     round          INTEGER NOT NULL,
     board          INTEGER NOT NULL,          -- 1, 2, … within the round
-    players        TEXT COLLATE "C" NOT NULL,          -- JSON list of user ids in seat order (one: a bye)
     points         TEXT,                      -- JSON list per seat once it is over
     scores         TEXT,                      -- JSON list: the game's own scores (chips)
     reason         TEXT,                      -- how it ended (the game's reason, bye, forfeit)
@@ -56,3 +55,13 @@ CREATE TABLE tournament_matches (
 
 CREATE UNIQUE INDEX tournament_matches_table ON tournament_matches (table_id)
     WHERE table_id IS NOT NULL;
+
+-- The players of a match in seat order (seat 0 moves first); one player: a bye.
+CREATE TABLE tournament_match_seats (
+    match_id  BIGINT  NOT NULL REFERENCES tournament_matches (id),
+    seat      INTEGER NOT NULL,
+    user_id   BIGINT  NOT NULL,
+    PRIMARY KEY (match_id, seat)
+);
+
+CREATE INDEX tournament_match_seats_user ON tournament_match_seats (user_id);

@@ -75,12 +75,12 @@ async def test_two_games_then_the_boards(world: World) -> None:
     opened = await w.bob.click(history, f"Replay #{first}")
     replay = opened.response_message
     assert replay is not None and opened.ephemeral
-    assert f"Replay of table #{first} — move 0 of 2" in replay.text()
-    assert "alice's side" in replay.text() and "bob's side" in replay.text()
+    assert f"Replay of table #{first} — move 0 of 1" in replay.text()  # then a resignation
+    assert "alice's hand" in replay.text() and "bob's hand" in replay.text()
     stepped = await w.bob.click(replay, "⏭")
     await w.fake.settle()
     final = w.fake.latest(replay)
-    assert "move 2 of 2" in final.text()
+    assert "the end, after 1 move" in final.text()
     assert stepped is not None
 
     # The export is a script the engine plays again (the resignation is a table action).

@@ -154,7 +154,9 @@ async def test_a_computer_is_named_in_history_and_replay(world: World) -> None:
     assert "**Lost** vs 🤖 Computer 1 (easy) · 1 move · resigned" in history.text()
     replay = (await w.alice.click(history, f"Replay #{table.id}")).response_message
     assert replay is not None and "<@-" not in replay.text()
-    assert "🤖 Computer 1 (easy)'s side" in replay.text()
+    assert "🤖 Computer 1 (easy)" in replay.text()
+    # Its picture names it too, without the emoji the font cannot draw.
+    assert "Castle (defender): 🤖 Computer 1 (easy)" in (replay.attachments[0].description or "")
 
 
 async def test_a_computers_turn_reads_as_thinking_not_as_a_call(

@@ -90,10 +90,11 @@ async def test_castles_panel_tells_the_opponents_moves_and_marks_the_new_card(
     laid = f"<@{w.alice.id}> laid **{cards.pretty(card)}**"
     assert since_lines(bob_panel)[0].startswith(laid), description(bob_panel)
     assert "Battle lines — left you" in bob_panel.text() and cards.pretty(card) in bob_panel.text()
-    # The table picture says it in words too.
+    # The table picture says it in words too, naming the players as it draws them (issue 25).
     (alt,) = alt_texts(w.table_message(table))
     assert alt.startswith("Castles Besieged table.")
-    assert f"Last move: Player 1 laid {cards.pretty(card)} at position 1." in alt
+    assert f"Last move: alice laid {cards.pretty(card)} at position 1." in alt
+    assert "Player 1" not in alt and "<@" not in alt
     assert f"1: {cards.pretty(card)} against castle" in alt
     # Bob draws; Alice's panel opens with that, then she attacks Bob's castle with her card.
     pile = len(table.running_state()["pile"])
@@ -189,7 +190,8 @@ async def test_king_panel_tells_the_opponents_play(
     table = await w.table_by_id(table.id)
     (alt,) = alt_texts(w.table_message(table))
     assert alt.startswith("Siege the King table, turn ")
-    assert "Player 1 (" in alt and "Player 2 (" in alt and "Last move: " in alt
+    assert "alice (" in alt and "bob (" in alt and "Last move: " in alt
+    assert "Player 1" not in alt and "<@" not in alt
 
 
 # -- Siege (1966) ----------------------------------------------------------------------------
@@ -268,7 +270,8 @@ async def test_towers_panel_tells_what_the_other_seats_did(
         await w.fake.settle()
     assert checked >= 2
     (alt,) = alt_texts(w.table_message(await w.table_by_id(table.id)))
-    assert alt.startswith("Tower poker table") and "Seat 1:" in alt and "chips" in alt
+    assert alt.startswith("Tower poker table") and "alice: " in alt and "chips" in alt
+    assert "Seat 1" not in alt and "<@" not in alt
 
 
 # -- Siege at Kurth (solo) -------------------------------------------------------------------

@@ -36,12 +36,16 @@ async def test_a_slow_older_picture_never_lands_after_a_newer_one(
     entered, gate = threading.Event(), threading.Event()
     slow_ply = table.ply + 1
 
-    def held_back(view: dict[str, Any], last_events: Sequence[dict[str, Any]] = ()) -> bytes:
+    def held_back(
+        view: dict[str, Any],
+        last_events: Sequence[dict[str, Any]] = (),
+        names: Sequence[str] = (),
+    ) -> bytes:
         # The position after the first move is drawn slowly: the worker waits for the gate.
         if view["summary"]["pile"] == len(table.running_state()["pile"]) - 1 and not gate.is_set():
             entered.set()
             gate.wait(10)
-        return draw(view, last_events)
+        return draw(view, last_events, names)
 
     monkeypatch.setattr(renderer, "table_image", held_back)
 

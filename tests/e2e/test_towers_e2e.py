@@ -296,7 +296,10 @@ async def test_four_players_play_to_the_end_with_a_side_pot(
     assert f"Replay of table #{table.id} — move 0 of {table.ply}" in replay.text()
     await w.bob.click(replay, "⏭")
     await w.fake.settle()
-    assert f"move {table.ply} of {table.ply}" in w.fake.latest(replay).text()
+    end = w.fake.latest(replay).text()
+    assert f"the end, after {table.ply} moves" in end  # the last move ended the game
+    # Each of the four players' hands, labelled by player (issue 25, item 7).
+    assert all(f"{name}'s cards" in end for name in ("alice", "bob", "carol"))
 
 
 async def test_leave_mid_hand_closed_dms_and_a_restart_mid_round(

@@ -77,4 +77,4 @@ async def test_a_registered_game_plays_from_play_to_replay(world: World) -> None
     await w.bob.click(replay, "⏭")
     await w.fake.settle()
     last = w.fake.latest(replay)
-    assert "move 3 of 3" in last.text() and "**0** stones before the gate" in last.text()
+    assert "the end, after 3 moves" in last.text() and "**0** stones before the gate" in last.text()

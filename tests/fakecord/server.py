@@ -214,6 +214,8 @@ class FakeDiscord:
             self.app_owner.id: self.app_owner,
         }
         self.guilds: dict[int, FakeGuild] = {}
+        #: Guilds the bot was removed from (see :meth:`remove_bot`), kept for :meth:`add_bot_back`.
+        self.left_guilds: dict[int, FakeGuild] = {}
         self.channels: dict[int, FakeChannel] = {}
         self.dm_channels: dict[int, FakeChannel] = {}
         #: Latest version of every message, by id.
@@ -467,6 +469,26 @@ class FakeDiscord:
             )
         else:
             self.gateway.dispatch("CHANNEL_DELETE", channel.payload())
+
+    def remove_bot(self, guild: FakeGuild) -> None:
+        """The bot is removed from ``guild`` (kicked, or its app removed by an admin): Discord
+        sends GUILD_DELETE without ``unavailable`` (an outage sends it with ``true``), and the
+        guild and its channels answer 404 until :meth:`add_bot_back`."""
+        self.guilds.pop(guild.id)
+        self.left_guilds[guild.id] = guild
+        for channel in guild.channels:
+            self.channels.pop(channel.id, None)
+        self.gateway.dispatch("GUILD_DELETE", {"id": str(guild.id)})
+
+    def add_bot_back(self, guild: FakeGuild) -> None:
+        """The bot is added again to a guild it was removed from, everything in it as it was:
+        GUILD_CREATE without ``unavailable``, as for any join."""
+        self.guilds[guild.id] = self.left_guilds.pop(guild.id)
+        for channel in guild.channels:
+            self.channels[channel.id] = channel
+        joined = guild.create_payload(include_all_members=self._members_intent())
+        joined.pop("unavailable", None)
+        self.gateway.dispatch("GUILD_CREATE", joined)
 
     def attach_thread(self, message: FakeMessage, thread: FakeChannel) -> None:
         self._store(

@@ -182,3 +182,18 @@ async def test_refusals_say_why(timed: Store, clock: Clock) -> None:
         await timed.join_tournament(t.id, user)
     with pytest.raises(TableError, match="full"):
         await timed.join_tournament(t.id, 4)
+
+
+async def test_a_forgotten_player_is_a_former_player_in_the_tournament(
+    timed: Store, clock: Clock
+) -> None:
+    t = await new_tournament(timed, clock, fmt="swiss")
+    for user in (1, 2, 3, 4):
+        await timed.join_tournament(t.id, user)
+    clock.advance(hours=1)
+    await timed.push_tournament(t.id)
+    await timed.forget_player(2)
+    after = await timed.get_tournament(t.id)
+    assert after is not None and 2 not in {e.user_id for e in after.entrants}
+    players = {p for m in await timed.tournament_matches(t.id) for p in m.players}
+    assert 2 not in players and len(players) == 4

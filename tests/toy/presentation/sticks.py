@@ -15,10 +15,17 @@ class SticksRenderer:
     marks_new_cards = False
     panel_pictures = False
 
-    def table_image(self, view: View, last_events: Sequence[Event] = ()) -> bytes | None:
+    def hand_words(self, view: View, name: str) -> str | None:
         return None
 
-    def image_alt(self, view: View, last_events: Sequence[Event] = ()) -> str:
+    def table_image(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> bytes | None:
+        return None
+
+    def image_alt(
+        self, view: View, last_events: Sequence[Event] = (), names: Sequence[str] = ()
+    ) -> str:
         return f"{view['stones']} stones before the gate"
 
     def table_embed(self, view: View, names: list[str], recent: list[str]) -> Sheet:
