@@ -197,3 +197,20 @@ async def test_a_forgotten_player_is_a_former_player_in_the_tournament(
     assert after is not None and 2 not in {e.user_id for e in after.entrants}
     players = {p for m in await timed.tournament_matches(t.id) for p in m.players}
     assert 2 not in players and len(players) == 4
+
+
+async def test_a_server_the_bot_left_stops_its_tournaments(timed: Store, clock: Clock) -> None:
+    t = await new_tournament(timed, clock, fmt="swiss")
+    for user in (1, 2, 3):
+        await timed.join_tournament(t.id, user)
+    clock.advance(hours=1)
+    started = await timed.push_tournament(t.id)
+    assert started is not None and started.what == "started"
+    match = next(m for m in started.matches if m.needs_table)
+    table = await timed.seat_match(match.id, next(THREADS))
+    assert table is not None
+    await timed.guild_left(GUILD, timedelta(days=30))
+    after = await timed.get_tournament(t.id)
+    assert after is not None and after.status == "cancelled"
+    assert after.ended_reason == "the bot left the server"
+    assert await timed.tournaments_due() == [] and await timed.push_tournament(t.id) is None
