@@ -54,7 +54,7 @@ from runtime.sync import CommandSyncRecord, command_tree_hash
 from storage import DatabaseUnusable, Store
 from storage.shards import Shards
 
-EXTENSIONS = ("cogs.siege", "cogs.play")
+EXTENSIONS = ("cogs.siege", "cogs.play", "cogs.admin")
 log = logging.getLogger("siege")
 
 NO_TOKEN = """\

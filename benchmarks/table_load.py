@@ -52,6 +52,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repo root, for tests.fakecord
 
+from storage import Store  # noqa: E402
 from tests.fakecord import FakeDiscord, FakeMessage  # noqa: E402
 from tests.fakecord.interactions import DEFERRED_CHANNEL_MESSAGE as DEFERRED  # noqa: E402
 from tests.fakecord.interactions import DEFERRED_UPDATE_MESSAGE  # noqa: E402
@@ -195,6 +196,17 @@ class Pacer:
             self.next += self.interval
         if delay > 0:
             await asyncio.sleep(delay)
+
+
+async def tables_in_channels(db: Path, guild_id: int) -> None:
+    """The load is a table per channel, measured as before game threads: the server's threads
+    setting off (set before the bot starts, on the database it will open)."""
+    store = await Store.open(db)
+    try:
+        await store.migrate()
+        await store.change_server_settings(guild_id, 1, threads=False)
+    finally:
+        await store.close()
 
 
 async def open_table(fake: FakeDiscord, table: Table, command: str) -> None:
@@ -406,6 +418,7 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         with tempfile.TemporaryDirectory() as tmp:
             log_path = Path(tmp) / "bot.log"
             log = log_path.open("w")
+            await tables_in_channels(Path(tmp) / "load.db", guild.id)
             process = start_bot(fake, guild.id, Path(tmp) / "load.db", debug_loop, log)
             try:
                 deadline = time.monotonic() + 60

@@ -29,9 +29,9 @@ from presentation.charts import rating_alt, rating_chart
 from storage import Standing, Store, TableError, TableRecord, computers
 from storage.export import export_script
 from storage.results import ALL_TIME, GameResult
+from storage.seasons import MONTHLY, SEASON_PATTERN, parse_season, season_of
 
 PAGE = 10
-SEASON = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])")
 NEVER = "Nobody has a rated game of {title} here yet: finish one against someone to start it."
 
 
@@ -43,11 +43,15 @@ def boards_of(interaction: discord.Interaction[Any]) -> Boards:
 def season_name(season: str) -> str:
     """``"2026-11"`` as "the November 2026 season"; ``"all"`` as "all time".
 
-    >>> season_name("2026-11"), season_name("all")
-    ('the November 2026 season', 'all time')
+    >>> season_name("2026-11"), season_name("all"), season_name("2026-Q4"), season_name("2026")
+    ('the November 2026 season', 'all time', 'the Q4 2026 season', 'the 2026 season')
     """
     if season == ALL_TIME:
         return "all time"
+    if len(season) == 4:
+        return f"the {season} season"
+    if season[5] == "Q":
+        return f"the {season[5:]} {season[:4]} season"
     month = datetime.strptime(season, "%Y-%m").replace(tzinfo=UTC)
     return f"the {month:%B %Y} season"
 
@@ -65,8 +69,9 @@ class Boards:
         self.clock = clock
         self.replays = Replays(hall, store, self.names)
 
-    def current_season(self) -> str:
-        return f"{self.clock().astimezone(UTC):%Y-%m}"
+    def current_season(self, length: str = MONTHLY) -> str:
+        """The season running now, for a server whose seasons last ``length``."""
+        return season_of(self.clock().astimezone(UTC).isoformat(), length)
 
     async def names(self, user_ids: Sequence[int]) -> dict[int, str]:
         """How boards, histories and replays name each seat: a player's display name as last
@@ -94,20 +99,30 @@ class Boards:
 
     # -- the leaderboard --------------------------------------------------------------------------
 
-    def parse_season(self, season: str | None) -> str:
+    def parse_season(self, season: str | None) -> str | None:
+        """A season as typed; ``None`` for the current one (its length is the server's)."""
         if season is None or not season.strip():
-            return self.current_season()
-        text = season.strip().lower()
-        if text in ("all", "all-time", "all time"):
-            return ALL_TIME
-        if not SEASON.fullmatch(text):
-            raise TableError("A season is a month written like 2026-11, or `all` for all time.")
-        return text
+            return None
+        chosen = parse_season(season)
+        if chosen is None:
+            raise TableError(
+                "A season is a month like 2026-11, a quarter like 2026-Q4, a year like 2026, "
+                "or `all` for all time."
+            )
+        return chosen
 
     async def leaderboard(
-        self, interaction: discord.Interaction[Any], game: str, season: str, page: int
+        self, interaction: discord.Interaction[Any], game: str, season: str | None, page: int
     ) -> tuple[discord.Embed, discord.ui.View]:
         guild = self._guild(interaction)
+        settings = await self.store.server_settings(guild)
+        if not settings.leaderboards:
+            raise TableError(
+                "Leaderboards are off in this server. Ratings are still kept: a server manager "
+                "can turn the boards back on with /siege admin leaderboards."
+            )
+        if season is None:
+            season = self.current_season(settings.season)
         title = get_game(game).title
         if get_game(game).max_seats == 1:
             return await self.solo_board(interaction, game), discord.ui.View(timeout=None)
@@ -141,8 +156,12 @@ class Boards:
             embed.add_field(name="You", value="No rated game on this board yet.", inline=False)
         embed.set_footer(
             text=f"Page {page + 1}/{pages} · rating = skill minus three times its uncertainty "
-            "(start 1500) · ? provisional (few games) · repeat games with the same players on "
-            "one day count less"
+            "(start 1500) · ? provisional (few games)"
+            + (
+                " · repeat games with the same players on one day count less"
+                if settings.repeats_count_less
+                else ""
+            )
         )
         view = discord.ui.View(timeout=None)
         view.add_item(BoardPage(game, season, page - 1, "Previous", disabled=page == 0))
@@ -309,7 +328,7 @@ class Boards:
 
 class BoardPage(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sh:board:(?P<game>[a-z]{1,12}):(?P<season>all|[0-9]{4}-[0-9]{2}):(?P<page>[0-9]{1,6})",
+    template=rf"sh:board:(?P<game>[a-z]{{1,12}}):(?P<season>{SEASON_PATTERN}):(?P<page>[0-9]{{1,6}})",
 ):
     def __init__(self, game: str, season: str, page: int, label: str, *, disabled: bool = False):
         super().__init__(

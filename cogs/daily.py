@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from cogs.flow import Starting
+from cogs.server_rules import settings_for_new_game
 from engine import daily_game, daily_option
 from presentation.base import OVER_COLOUR
 from storage import Store, TableError, TableExists
@@ -49,6 +50,7 @@ class Daily:
             raise TableError(
                 f"The difficulty is {', '.join(DIFFICULTIES[:-1])} or {DIFFICULTIES[-1]}."
             )
+        await settings_for_new_game(self.store, interaction, daily_game().key)
         await self.hall.remember(interaction)
         day = self.today()
         try:

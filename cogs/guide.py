@@ -49,11 +49,11 @@ def help_embed() -> discord.Embed:
     embed.add_field(
         name="Start a game",
         value=(
-            "Run `/play` and pick a game: a table appears in the channel with **Join**. "
-            "When everyone is in, the host presses **Start**. To play someone in particular, "
+            "Run `/play` and pick a game: a table appears in a thread of its own (or in the "
+            "channel, where the server turned game threads off) with **Join**. When everyone "
+            "is in, the host presses **Start**. To play someone in particular, "
             "`/siege challenge`; to play whoever is free, `/siege seek` posts a game anyone "
-            "may **Accept** in one click (`/siege seeks` lists them). One table per channel: "
-            "start a thread for another."
+            "may **Accept** in one click (`/siege seeks` lists them)."
         ),
         inline=False,
     )

@@ -30,6 +30,7 @@ from cogs.panels import Panels
 from cogs.pictures import Pictures
 from cogs.seeks import Seeks
 from cogs.table_view import TableView
+from cogs.threads import Threads
 from cogs.tournaments import Tournaments
 from storage import Store
 
@@ -60,15 +61,17 @@ class Hall:
         self.hooks = Hooks()
         self.locks = Locks()
         self.guard = guard = Guard(store, self.deadline, self.hooks)
+        #: Game threads: where a new table opens, and archived once its game is over.
+        self.threads = threads = Threads(client, store)
         self.panels = panels = Panels(
             client, store, self.delivery, self.pictures, self.locks, guard
         )
         self.tables = tables = TableView(
-            client, store, self.delivery, self.pictures, self.locks, panels
+            client, store, self.delivery, self.pictures, self.locks, panels, threads
         )
         self.notices = notices = Notices(client, store, self.delivery)
         self.lobby = lobby = Lobby(
-            client, store, self.delivery, guard, self.hooks, tables, panels, notices
+            client, store, self.delivery, guard, self.hooks, tables, panels, notices, threads
         )
         self.offers = Offers(client, store, guard, lobby, tables, panels, notices)
         self.seeks = self.hooks.seeks = Seeks(client, store, guard, tables, self.offers, notices)

@@ -22,9 +22,12 @@ from cogs.flow import (
     mention,
     turn_passed_to,
 )
+from cogs.server_rules import may_moderate, settings_for_new_game
+from cogs.threads import Place, Threads
 from engine import get_game
-from storage import CorruptTable, Seating, Store, TableError, TableExists, TableRecord, clock
+from storage import CorruptTable, Seating, Store, TableError, TableExists, TableRecord
 
+CANCEL_REFUSED = "Only the host, a server manager or a moderator can cancel this table."
 LOBBY_DONE = {
     "cpu-easy": "A computer took a seat",
     "cpu-normal": "A computer took a seat",
@@ -50,6 +53,7 @@ class Lobby:
         tables: TableShowing,
         panels: PanelShowing,
         notices: Notifying,
+        threads: Threads,
     ) -> None:
         self.client = client
         self.store = store
@@ -59,6 +63,7 @@ class Lobby:
         self.tables = tables
         self.panels = panels
         self.notices = notices
+        self.threads = threads
 
     async def open_table(
         self,
@@ -66,36 +71,66 @@ class Lobby:
         game_key: str,
         options: dict[str, Any],
         seating: Seating = "join",
-        time_control: str = clock.NONE,
-        forfeit_after: int = 2,
+        time_control: str | None = None,
+        forfeit_after: int | None = None,
     ) -> None:
-        """``/play``: open a lobby in this channel, or point at the table already here. A
-        solo game (one seat at most) needs no lobby: it starts at once."""
+        """``/play``: open a lobby in a thread of its own (:mod:`cogs.threads`) or in this
+        channel, or point at the table already here; a clock or forfeit rule left out is the
+        server's default. A solo game (one seat at most) needs no lobby: it starts at once."""
         if interaction.channel_id is None or interaction.guild_id is None:
             raise TableError("Tables live in server channels; run this in a channel or thread.")
+        settings = await settings_for_new_game(self.store, interaction, game_key)
         await self.guard.remember(interaction)
         solo = get_game(game_key).max_seats == 1
+        place = await self.threads.place(interaction, settings, get_game(game_key).title)
         try:
             table = await self.store.create_table(
                 guild_id=interaction.guild_id,
-                channel_id=interaction.channel_id,
+                channel_id=place.channel_id,
                 game=game_key,
                 host_id=interaction.user.id,
                 options=options,
                 seating=seating,
                 seats=(interaction.user.id,) if solo else None,
                 start=solo,
-                time_control=time_control,
-                forfeit_after=forfeit_after,
+                time_control=settings.time_control if time_control is None else time_control,
+                forfeit_after=settings.forfeit_after if forfeit_after is None else forfeit_after,
             )
-        except TableExists as exc:
+        except Exception as exc:
+            await self.threads.abandon(place)
+            if not isinstance(exc, TableExists):
+                raise
             url = jump_url(exc.table)
             where = f" here: {url}" if url else "."
             raise TableError(
                 f"This channel already has an open {exc.table.engine.title} table{where} "
                 "Start a thread to run another game alongside it."
             ) from None
+        if place.thread is not None:
+            await self.post_in_thread(interaction, table, place)
+            return
         await self.post_new_table(interaction, table)
+        if place.note is not None:
+            await interaction.followup.send(place.note, ephemeral=True)
+
+    async def post_in_thread(
+        self, interaction: discord.Interaction[Any], table: TableRecord, place: Place
+    ) -> None:
+        """A table in the thread made for it: the channel gets a one-line pointer (the
+        interaction's answer), the thread the table."""
+        assert place.thread is not None
+        await interaction.response.send_message(
+            f"🎲 {mention(table.host_id)} opened a **{table.engine.title}** table "
+            f"(#{table.id}) in {place.thread.mention}.",
+            allowed_mentions=NO_MENTIONS,
+        )
+        parts = await self.tables.table_parts(table)
+        message = await place.thread.send(**parts.send_kwargs())
+        self.delivery.shown(message.id, parts.fingerprint())
+        await self.store.set_message(table.id, message.id)
+        if table.status == "running":
+            await self.panels.refresh_panels(table)
+            await self.notices.turn_ping(table, turn_passed_to(table, None))
 
     async def post_new_table(
         self, interaction: discord.Interaction[Any], table: TableRecord
@@ -111,6 +146,7 @@ class Lobby:
     async def post_table(self, interaction: discord.Interaction[Any], table: TableRecord) -> int:
         """Answer the interaction with the table as a new public message and remember it as the
         table's message. Returns the message id."""
+        await self.threads.keep(table)  # a rematch in a game thread keeps it open again
         parts = await self.tables.table_parts(table)
         response = await interaction.response.send_message(**parts.send_kwargs())
         message_id = response.message_id
@@ -131,14 +167,15 @@ class Lobby:
                 table = await self.store.leave(tid, user)
             elif op == "start":
                 table = await self.store.start(tid, user)
+                await self.threads.name_after_players(table)
             elif op.startswith("cpu-") and op != "cpu-remove":
                 table = await self.store.add_computer(tid, user, op.removeprefix("cpu-"))
             elif op == "cpu-remove":
                 table = await self.store.remove_computer(tid, user)
             else:
                 table = await self.guard.table(tid)
-                if user != table.host_id and not _can_manage(interaction):
-                    raise TableError("Only the host or a server manager can cancel this table.")
+                if user != table.host_id and not await may_moderate(self.store, interaction):
+                    raise TableError(CANCEL_REFUSED)
                 table = await self.store.cancel(tid)
 
             async def follow_up() -> None:
@@ -170,8 +207,8 @@ class Lobby:
             return
         if table is None:
             raise TableError("There is no open table in this channel.")
-        if interaction.user.id != table.host_id and not _can_manage(interaction):
-            raise TableError("Only the host or a server manager can cancel this table.")
+        if interaction.user.id != table.host_id and not await may_moderate(self.store, interaction):
+            raise TableError(CANCEL_REFUSED)
         table = await self.store.cancel(table.id)
         await interaction.response.send_message(
             f"{mention(interaction.user.id)} cancelled table #{table.id} ({table.engine.title}).",
@@ -188,7 +225,9 @@ class Lobby:
         table = await self.store.open_table_in(interaction.channel_id)
         if table is None:
             raise TableError("There is no open table in this channel. Start one with /play.")
-        if interaction.user.id not in table.seats and not _can_moderate(interaction):
+        if interaction.user.id not in table.seats and not await may_moderate(
+            self.store, interaction
+        ):
             raise TableError(
                 "Only the players at this table, or a moderator, can move it down the channel."
             )
@@ -202,12 +241,6 @@ class Lobby:
                 await channel.get_partial_message(old).edit(
                     content=f"This table moved{where}", embed=None, view=None, attachments=[]
                 )
-
-
-def _can_moderate(interaction: discord.Interaction[Any]) -> bool:
-    """A moderator of the channel: may manage its messages (or the whole server)."""
-    perms = getattr(interaction, "permissions", None)
-    return bool(perms and (perms.manage_messages or perms.manage_guild))
 
 
 def _can_manage(interaction: discord.Interaction[Any]) -> bool:

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import discord
 
 from cogs.flow import Guard, Notifying, PanelShowing, Posting, TableShowing, turn_passed_to
+from cogs.server_rules import settings_for_new_game
 from engine import get_game
 from storage import Store, TableError, TableRecord, clock
 from storage.offers import OfferOutcome, OfferRecord
@@ -112,11 +113,13 @@ class Offers:
         interaction: discord.Interaction[Any],
         user: discord.User | discord.Member,
         game_key: str,
-        time_control: str,
+        time_control: str | None,
     ) -> None:
-        """``/siege challenge``: offer ``user`` a two-player game in this channel."""
+        """``/siege challenge``: offer ``user`` a two-player game in this channel (with no
+        clock named, the server's default clock)."""
         if interaction.channel_id is None or interaction.guild_id is None:
             raise TableError("Challenges live in server channels; run this in a channel.")
+        settings = await settings_for_new_game(self.store, interaction, game_key)
         if user.bot:
             raise TableError("Bots do not take challenges; challenge a person.")
         await self.guard.remember(interaction)
@@ -128,7 +131,7 @@ class Offers:
             game=game_key,
             challenger_id=interaction.user.id,
             challenged_id=user.id,
-            time_control=time_control,
+            time_control=settings.time_control if time_control is None else time_control,
         )
         challenger, challenged = mention(offer.host_id), mention(user.id)
         invite = (
@@ -241,11 +244,10 @@ class Offers:
 
     async def post_table(self, table: TableRecord) -> None:
         """Post a started game as a new table message in its channel, with its panels and first
-        turn ping (the answer may have come from a DM, so not as the interaction's reply)."""
-        parts = await self.tables.table_parts(table)
-        channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
-        message = await channel.send(**parts.send_kwargs())
-        await self.store.set_message(table.id, message.id)
+        turn ping (the answer may have come from a DM, so not as the interaction's reply). The
+        table's own redraw posts it (a game thread is opened again first)."""
+        if not await self.tables.refresh_table(table):
+            return  # its channel is gone: the table was closed
         table = await self.store.get_table(table.id) or table
         await self.panels.refresh_panels(table)
         await self.notices.turn_ping(table, turn_passed_to(table, None))

@@ -31,7 +31,7 @@ from cogs.choices import (
 from engine import get_game
 from engine.rules import Game, IntRange, Option, SetupError
 from presentation import playable_games
-from storage import Seating, TableError, clock
+from storage import Seating, TableError
 
 if TYPE_CHECKING:
     from bot import SiegeBot
@@ -40,8 +40,6 @@ log = logging.getLogger("siege.play")
 
 #: Discord's longest description of a command or an option.
 DESCRIPTION_MAX = 100
-#: The missed moves after which a seat forfeits, unless the table says otherwise.
-DEFAULT_MISSES = 2
 SIDE_VALUES = ("host_first", "host_second")
 
 Callback = Callable[..., Coroutine[Any, Any, None]]
@@ -208,9 +206,9 @@ class OpenTable:
                     engine.setup(engine.min_seats, options, random.Random(0))
                 except SetupError as exc:
                     raise TableError(str(exc)) from None
-            control = clock.NONE if time_text is None else time_control(time_text)
-            misses = DEFAULT_MISSES if forfeit_after is None else forfeit_after
-            await hall.open_table(interaction, game_key, options, seating, control, misses)
+            # Left out, the clock and the forfeit rule are the server's defaults.
+            control = None if time_text is None else time_control(time_text)
+            await hall.open_table(interaction, game_key, options, seating, control, forfeit_after)
 
         await hall.guarded(interaction, flow)
 

@@ -35,6 +35,7 @@ from cogs.flow import (
     jump_url,
     mention,
 )
+from cogs.server_rules import settings_for_new_game
 from engine import get_game
 from storage import Store, TableError, TableRecord, clock
 from storage.seeks import SeekRecord
@@ -127,20 +128,22 @@ class Seeks:
         self,
         interaction: discord.Interaction[Any],
         game_key: str,
-        time_control: str,
+        time_control: str | None,
         rated: bool,
         rating_range: int | None = None,
     ) -> None:
-        """``/siege seek``: post an open challenge in this channel."""
+        """``/siege seek``: post an open challenge in this channel (with no clock named, the
+        server's default clock)."""
         if interaction.channel_id is None or interaction.guild_id is None:
             raise TableError("Seeks live in server channels; run this in a channel.")
+        settings = await settings_for_new_game(self.store, interaction, game_key)
         await self.guard.remember(interaction)
         seek = await self.store.post_seek(
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id,
             game=game_key,
             author_id=interaction.user.id,
-            time_control=time_control,
+            time_control=settings.time_control if time_control is None else time_control,
             rated=rated,
             rating_range=rating_range,
         )

@@ -26,7 +26,7 @@ from cogs.guide import help_embed, welcome
 from engine import daily_game, daily_option, get_game
 from engine.tournament import FORMATS
 from presentation import playable_games
-from storage import TableError, clock, players
+from storage import TableError, players
 
 if TYPE_CHECKING:
     from bot import SiegeBot
@@ -86,7 +86,7 @@ class Siege(commands.Cog):
     )
     tournament = app_commands.Group(
         name="tournament",
-        description="Server tournaments: Swiss, round robin, tables",
+        description="Tournaments",
         parent=siege,
     )
     privacy = app_commands.Group(
@@ -117,7 +117,7 @@ class Siege(commands.Cog):
         offers = self.hall.offers
 
         async def flow() -> None:
-            control = clock.NONE if time_control is None else read_time_control(time_control)
+            control = None if time_control is None else read_time_control(time_control)
             await offers.challenge(interaction, user, game, control)
 
         await self.hall.guarded(interaction, flow)
@@ -139,7 +139,7 @@ class Siege(commands.Cog):
         rating_range: app_commands.Range[int, 50, 1000] | None = None,
     ) -> None:
         async def flow() -> None:
-            control = clock.NONE if time_control is None else read_time_control(time_control)
+            control = None if time_control is None else read_time_control(time_control)
             await self.hall.seeks.seek(interaction, game, control, rated, rating_range)
 
         await self.hall.guarded(interaction, flow)
@@ -283,7 +283,7 @@ class Siege(commands.Cog):
     @siege.command(name="leaderboard", description="The server's best players of a game.")
     @app_commands.describe(
         game="The game whose board to show",
-        season="A month like 2026-11, or all for all time (default: this month's season)",
+        season="Like 2026-11, 2026-Q4 or 2026 (as the server's seasons go), or all (default: now)",
     )
     async def leaderboard(
         self,
@@ -367,15 +367,15 @@ class Siege(commands.Cog):
 
         await self.hall.guarded(interaction, flow, private=True)
 
-    @tournament.command(name="create", description="(Manage Server) A tournament in this channel.")
+    @tournament.command(name="create", description="(Manage Server) A tournament here.")
     @app_commands.describe(
-        game="The game (two-player games: Swiss or round robin; larger: a table event)",
-        time_control="Time per move, live or daily (required: a tournament cannot wait forever)",
-        start="When it starts: a Discord timestamp (<t:1764000000:R>) or from now (30m, 2h, 1d)",
-        format="Swiss, round robin (up to 10), double round robin, or a table event",
-        rounds="Swiss: how many rounds (default 3)",
-        max_players="The most players it takes (default 16; a round robin 10)",
-        rated="Whether its games count for the ratings (default yes)",
+        game="The game",
+        time_control="Time per move (required)",
+        start="<t:…> or 30m, 2h, 1d",
+        format="Default: Swiss, or tables",
+        rounds="Swiss rounds (3)",
+        max_players="Most players (16)",
+        rated="Rated (yes)",
     )
     @app_commands.choices(format=TOURNAMENT_FORMATS)
     @app_commands.autocomplete(time_control=time_control_choices)
@@ -408,19 +408,19 @@ class Siege(commands.Cog):
 
         await self.hall.guarded(interaction, flow)
 
-    @tournament.command(name="list", description="This server's tournaments, with winners.")
+    @tournament.command(name="list", description="This server's tournaments.")
     async def tournament_list(self, interaction: discord.Interaction[Any]) -> None:
         flows = self.hall.tournaments
         await self.hall.guarded(interaction, lambda: flows.list(interaction), private=True)
 
-    @tournament.command(name="info", description="A tournament: format, clock, start, players.")
-    @app_commands.describe(number="The tournament's number (see /siege tournament list)")
+    @tournament.command(name="info", description="A tournament.")
+    @app_commands.describe(number="Its number")
     async def tournament_info(self, interaction: discord.Interaction[Any], number: int) -> None:
         flows = self.hall.tournaments
         await self.hall.guarded(interaction, lambda: flows.info(interaction, number), private=True)
 
     @tournament.command(name="standings", description="A tournament's standings.")
-    @app_commands.describe(number="The tournament's number (see /siege tournament list)")
+    @app_commands.describe(number="Its number")
     async def tournament_standings(
         self, interaction: discord.Interaction[Any], number: int
     ) -> None:

@@ -26,6 +26,7 @@ from cogs.flow import (
 from cogs.names import plain_names
 from cogs.pictures import Pictures
 from cogs.sheets import as_embed
+from cogs.threads import Threads
 from engine.rules import IntRange
 from presentation import get_renderer
 from presentation.base import CLOSED_COLOUR, LOBBY_COLOUR
@@ -47,6 +48,7 @@ class TableView:
         pictures: Pictures,
         locks: Locks,
         panels: PanelShowing,
+        threads: Threads,
     ) -> None:
         self.client = client
         self.store = store
@@ -55,6 +57,8 @@ class TableView:
         self.locks = locks
         #: The panels refreshed when a closed table's players are told (a deleted channel).
         self.panels = panels
+        #: A game thread is kept open while its game runs, and archives once it is over.
+        self.threads = threads
 
     # -- what it shows ---------------------------------------------------------------------------
 
@@ -245,6 +249,7 @@ class TableView:
         # Render the newest stored table: a slower flow must not paint an older position over
         # the one a quicker, later flow has already shown.
         table = await self.store.newest(table) or table
+        await self.threads.keep(table)
         parts = await self.table_parts(table)
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
         try:
@@ -252,7 +257,12 @@ class TableView:
                 # Not sent at all when the table already shows this; through a click's webhook
                 # (exempt from the rate limit) when a recent click reached the table.
                 message = channel.get_partial_message(table.message_id)
-                await self.delivery.edit(message, parts.edit_kwargs(), parts.image)
+                try:
+                    await self.delivery.edit(message, parts.edit_kwargs(), parts.image)
+                except discord.HTTPException as exc:
+                    if not await self.threads.reopened(table, exc):
+                        raise
+                    await self.delivery.edit(message, parts.edit_kwargs(), parts.image)
                 return True
         except discord.NotFound as exc:
             if exc.code == UNKNOWN_CHANNEL_CODE:

@@ -172,6 +172,21 @@ KEPT: dict[str, Kept] = {
         mine="user_id = ?",
         server="guild_id = ?",
     ),
+    "server_setting_changes": Kept(
+        "each change a server manager made to the server's Siege Hall settings: which setting, "
+        "from what to what, who made it and when (/siege admin show lists the latest)",
+        "until the server's data is deleted (if you delete your data, your id in it becomes an "
+        "anonymous former player's)",
+        users=("user_id",),
+        mine="user_id = ?",
+        server="guild_id = ?",
+    ),
+    "server_settings": Kept(
+        "a server's Siege Hall settings: channels, moderator role, defaults, games offered, "
+        "leaderboards (nothing about you)",
+        "until the server's data is deleted",
+        server="guild_id = ?",
+    ),
     "guild_secrets": Kept(
         "a random secret per server that the daily challenge's deals come from (nothing about you)",
         "until the server's data is deleted",

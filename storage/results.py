@@ -24,8 +24,8 @@ from storage import seek_hooks, tournaments
 from storage.base import StoreBase
 from storage.database import Connection
 from storage.ratings import NEWCOMER, Skill, outcome, places_of, rate, repeat_weight
-
-ALL_TIME = "all"
+from storage.seasons import ALL_TIME, season_of
+from storage.servers import setting
 
 
 @dataclass(frozen=True)
@@ -63,11 +63,6 @@ class GameResult:
     message_id: int | None
 
 
-def season_of(ended_at: str) -> str:
-    """The monthly season of an ISO timestamp (UTC): ``"2026-11"``."""
-    return ended_at[:7]
-
-
 def record(
     conn: Connection,
     *,
@@ -89,20 +84,25 @@ def record(
     rated = rated and not seek_hooks.is_casual(conn, table_id)
     rated = tournaments.record_game(conn, table_id, tuple(seats), result) and rated
     seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM results").fetchone()[0]
+    # The server's settings as the game ends: kept on the row, so a recompute agrees.
+    season = season_of(ended_at, setting(conn, guild_id, "season"))
+    repeats = setting(conn, guild_id, "repeats_count_less")
     conn.execute(
         "INSERT INTO results (table_id, seq, guild_id, game, season, ended_at, reason, plies,"
-        " rated, weight, players) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?)",
+        " rated, weight, players, repeats_count_less)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?, ?)",
         (
             table_id,
             seq,
             guild_id,
             game,
-            season_of(ended_at),
+            season,
             ended_at,
             result.reason,
             plies,
             int(rated),
             ",".join(str(u) for u in sorted(seats)),
+            int(bool(repeats)),
         ),
     )
     conn.executemany(
@@ -130,17 +130,18 @@ def record(
 def rate_result(conn: Connection, table_id: int) -> None:
     """Apply one rated result to its server's all-time and season boards."""
     row = conn.execute(
-        "SELECT seq, guild_id, game, season, ended_at, players FROM results WHERE table_id = ?",
+        "SELECT seq, guild_id, game, season, ended_at, players, repeats_count_less FROM results"
+        " WHERE table_id = ?",
         (table_id,),
     ).fetchone()
-    seq, guild_id, game, season, ended_at, players = row
+    seq, guild_id, game, season, ended_at, players, repeats = row
     day = date.fromisoformat(ended_at[:10])
     earlier = conn.execute(  # a range on ended_at, so the pairing index serves it whole
         "SELECT count(*) FROM results WHERE guild_id = ? AND game = ? AND players = ?"
         " AND ended_at >= ? AND ended_at < ? AND rated = 1 AND seq < ?",
         (guild_id, game, players, day.isoformat(), (day + timedelta(days=1)).isoformat(), seq),
     ).fetchone()[0]
-    weight = repeat_weight(earlier)
+    weight = repeat_weight(earlier) if repeats else 1.0
     conn.execute("UPDATE results SET weight = ? WHERE table_id = ?", (weight, table_id))
     seats = conn.execute(
         "SELECT seat, user_id, place, outcome FROM result_seats WHERE table_id = ? ORDER BY seat",

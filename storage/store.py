@@ -19,8 +19,9 @@ concerns of ``storage/`` together, each a class beside its SQL on one base (stor
 the database, the clock, reads and writes): tables and their logs (reading.py), the lobby
 (lobby.py), moves (playing.py), clocks (deadlines.py), offers (offers.py), the daily challenge
 (daily.py), results and ratings (results.py), players and DM panels (players.py), a player's
-data on request (privacy.py, declared in kept.py), servers the bot left (departures.py) and the
-schema (schema.py). The records and errors they share are in records.py, the table-level writes in
+data on request (privacy.py, declared in kept.py), servers the bot left (departures.py), server
+settings (servers.py) and the schema (schema.py). The records and errors they share are in
+records.py, the table-level writes in
 tables.py.
 """
 
@@ -38,6 +39,7 @@ from storage.reading import Reading
 from storage.results import Results
 from storage.schema import Schema
 from storage.seeks import Seeks
+from storage.servers import Servers
 from storage.tournament_store import Tournaments
 
 
@@ -53,6 +55,7 @@ class Store(
     Players,
     Privacy,
     Departures,
+    Servers,
     Schema,
     Tournaments,
 ):

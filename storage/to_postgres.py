@@ -44,6 +44,8 @@ TABLES = (
     "offer_seats",
     "guild_departures",
     "seeks",
+    "server_settings",
+    "server_setting_changes",
     "tournaments",
     "tournament_entrants",
     "tournament_matches",
@@ -66,12 +68,21 @@ ORDER = {
     "offer_seats": "offer_id, seat",
     "guild_departures": "guild_id",
     "seeks": "id",
+    "server_settings": "guild_id, name",
+    "server_setting_changes": "id",
     "tournaments": "id",
     "tournament_entrants": "tournament_id, user_id",
     "tournament_matches": "id",
     "tournament_match_seats": "match_id, seat",
 }
-IDENTITIES = ("tables", "offers", "seeks", "tournaments", "tournament_matches")
+IDENTITIES = (
+    "tables",
+    "offers",
+    "seeks",
+    "server_setting_changes",
+    "tournaments",
+    "tournament_matches",
+)
 
 
 class CopyFailed(Exception):

@@ -163,6 +163,8 @@ async def hall(fakecord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Hall]:
     # Migrated here first: two processes starting on a fresh file must not both migrate it.
     store = await Store.open(db)
     await store.migrate()
+    for guild in guilds:  # tables in the channel, as before game threads (tests/e2e/world.py)
+        await store.change_server_settings(guild.id, alice.id, threads=False)
     bots: list[BotProcess] = []
     try:
         bots = [start_bot(fake, db, shard) for shard in range(SHARDS)]
@@ -366,6 +368,8 @@ async def test_each_process_sweeps_only_the_tables_of_its_shards(
     db = tmp_path / "siege.db"
     store = await Store.open(db, clock=clock)
     await store.migrate()
+    for guild in guilds:  # tables in the channel, as before game threads (tests/e2e/world.py)
+        await store.change_server_settings(guild.id, alice.id, threads=False)
     bots = []
     try:
         for shard in range(SHARDS):

@@ -154,6 +154,9 @@ async def world(
         w.database_url = cluster.create()
     try:
         await w.start_bot()
+        # The tests before game threads (issue 25, item 12) play in the channel: threads are a
+        # setting the server turns on (tests/e2e/test_threads_e2e.py does, as its admin would).
+        await w.running.store.change_server_settings(guild.id, w.mod.id, threads=False)
         yield w
         await fakecord.settle()
     finally:

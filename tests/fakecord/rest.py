@@ -38,6 +38,7 @@ from .limits import (
     error_body,
 )
 from .messages import FLAG_EPHEMERAL, FakeMessage
+from .threads import delete_channel, modify_channel, unarchive_on_send
 from .world import DM, GUILD_TEXT, PRIVATE_THREAD, PUBLIC_THREAD, FakeChannel
 
 if TYPE_CHECKING:
@@ -146,6 +147,8 @@ class RestApi:
             auth=False,
         )
         add("GET", "/channels/{channel_id}", self.get_channel)
+        add("PATCH", "/channels/{channel_id}", lambda call: modify_channel(self, call))
+        add("DELETE", "/channels/{channel_id}", lambda call: delete_channel(self, call))
         add("GET", "/channels/{channel_id}/messages", self.history)
         add("POST", "/channels/{channel_id}/messages", self.send_message)
         add("GET", "/channels/{channel_id}/messages/{message_id}", self.get_message)
@@ -715,6 +718,8 @@ class RestApi:
             assert channel.recipient is not None
             if channel.recipient.dms_closed or not fake.shares_guild(channel.recipient):
                 return discord_error(403, 50007, "Cannot send messages to this user")
+        if not unarchive_on_send(fake, channel):
+            return discord_error(400, 50083, "Thread is archived")
         message = fake.create_message(channel, body, call.uploads)
         return Reply(200, message.payload())
 
@@ -732,6 +737,8 @@ class RestApi:
         message = self._channel_message(call, channel)
         if isinstance(message, Reply):
             return message
+        if channel.is_thread and channel.archived:
+            return discord_error(400, 50083, "Thread is archived")
         what = f"PATCH message {message.id} in {channel!r}"
         refused = self._refused_message(
             what, call.body, call.uploads, creating=False, via_interaction=False, existing=message
@@ -784,7 +791,9 @@ class RestApi:
             return discord_error(404, 10003, "Unknown Channel")
         if channel.type != GUILD_TEXT:
             return discord_error(400, 50024, "Cannot execute action on this channel type")
-        if not fake.bot_permissions & CREATE_PUBLIC_THREADS:
+        assert channel.guild is not None
+        held = fake.bot_permissions & channel.guild.permissions_of(fake.bot_user)
+        if not held & CREATE_PUBLIC_THREADS:  # the fake's bot-wide permissions, or its roles'
             return discord_error(403, 50013, "Missing Permissions")
         body = call.body if isinstance(call.body, Mapping) else {}
         name = body.get("name")
@@ -797,6 +806,7 @@ class RestApi:
                     )
                 ],
             )
+        duration = body.get("auto_archive_duration", 1440)
         if "message_id" in call.params:
             message = self._channel_message(call, channel)
             if isinstance(message, Reply):
@@ -812,4 +822,5 @@ class RestApi:
             if kind not in (PUBLIC_THREAD, PRIVATE_THREAD):
                 return discord_error(400, 50035, "Invalid thread type")
             thread = fake.create_thread(channel, name, kind)
+        thread.auto_archive_duration = int(duration)
         return Reply(201, thread.payload())

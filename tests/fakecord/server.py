@@ -36,6 +36,7 @@ import discord.http
 import yarl
 from aiohttp import web
 
+from . import threads
 from .commands import CommandScope
 from .errors import NotConnected, SettleTimeout
 from .gateway import (
@@ -453,6 +454,7 @@ class FakeDiscord:
         404 / 10003 from now on. ``notify=False`` models a deletion while the bot was offline
         (no CHANNEL_DELETE / THREAD_DELETE reaches it)."""
         assert channel.guild is not None, "only guild channels can be deleted"
+        threads.delete(self, channel)
         self.channels.pop(channel.id, None)
         channel.guild.channels = [c for c in channel.guild.channels if c.id != channel.id]
         if not notify:

@@ -310,6 +310,10 @@ class FakeChannel:
         self.last_message_id: int | None = None
         self.message_count = 0
         self.created_at = iso_now()
+        #: A thread's state (tests/fakecord/threads.py).
+        self.archived = False
+        self.auto_archive_duration = 1440
+        self.locked = False
 
     @property
     def is_dm(self) -> bool:
@@ -352,10 +356,10 @@ class FakeChannel:
                     "member_count": 1,
                     "total_message_sent": self.message_count,
                     "thread_metadata": {
-                        "archived": False,
-                        "auto_archive_duration": 1440,
+                        "archived": self.archived,
+                        "auto_archive_duration": self.auto_archive_duration,
                         "archive_timestamp": self.created_at,
-                        "locked": False,
+                        "locked": self.locked,
                         "invitable": True,
                         "create_timestamp": self.created_at,
                     },

@@ -104,6 +104,7 @@ async def test_export_holds_every_row_naming_the_player(store: Store) -> None:
         day="2026-11-25",
     )
     await store.post_seek(guild_id=GUILD, channel_id=next(channels), game="king", author_id=ALICE)
+    await store.change_server_settings(GUILD, ALICE, threads=False)  # Alice manages the server
     tournament = await store.create_tournament(
         guild_id=GUILD,
         channel_id=next(channels),
@@ -155,6 +156,7 @@ async def test_forgetting_keeps_everyone_elses_boards(db_path: Path | str, clock
         await store.join(joined.id, ALICE)
         await store.set_dm_panel(game.id, ALICE, 900, 901)
         await store.set_settings(ALICE, (await store.settings(ALICE)).__class__(digest=True))
+        await store.change_server_settings(GUILD, ALICE, forfeit_after=3)  # she manages it
         offer = await store.challenge(
             guild_id=GUILD,
             channel_id=next(channels),
