@@ -47,6 +47,7 @@ from cogs.metrics import Metrics
 from cogs.offers import OFFER_ITEMS
 from cogs.privacy import PRIVACY_ITEMS, PlayerData
 from cogs.seeks import SEEK_ITEMS
+from cogs.tournaments import TOURNAMENT_ITEMS
 from runtime.logs import PAYLOAD_LOGGERS, configure_logging, keep_secrets_out_of_logs
 from runtime.loop import close_on_terminate, new_event_loop
 from runtime.rate_buckets import BucketPruner, http_buckets
@@ -203,6 +204,7 @@ class SiegeBot(commands.Bot):
                 *SEEK_ITEMS,
                 *PRIVACY_ITEMS,
                 *CLOSING_ITEMS,
+                *TOURNAMENT_ITEMS,
             )
             await self.clockwork.start()
             await self.computers.resume()  # computer turns a restart interrupted

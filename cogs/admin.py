@@ -1,11 +1,11 @@
-"""``/siege admin``: a server's settings for Siege Hall (issue 28), for members with Manage
+"""``/siege-admin``: a server's settings for Siege Hall (issue 28), for members with Manage
 Server.
 
 Where games open (channels, and the threads in them), who moderates tables (a role, beside
 Manage Messages), the defaults of new tables (clock, forfeit rule, threads), which games are
 offered, and how the leaderboards count (shown or not, the season's length, whether repeat
 games of the same players on one day count less). Every change is stored with who made it
-(:mod:`storage.servers`) and answered privately with what changed; ``/siege admin show`` lists
+(:mod:`storage.servers`) and answered privately with what changed; ``/siege-admin show`` lists
 the settings and the latest changes. Nothing here names a game: games come from the registry.
 """
 
@@ -40,7 +40,7 @@ LABELS = {
     "repeats_count_less": "Repeat games",
 }
 NOT_A_MANAGER = "Only a server manager (Manage Server) can change Siege Hall's settings."
-NOTHING_GIVEN = "Give at least one option to change; `/siege admin show` lists the settings."
+NOTHING_GIVEN = "Give at least one option to change; `/siege-admin show` lists the settings."
 
 
 def shown(name: str, value: Any) -> str:
@@ -92,15 +92,22 @@ def settings_embed(settings: ServerSettings, changes: list[SettingChange]) -> di
         value="\n".join(change_line(c, who=True) for c in changes) or "None yet.",
         inline=False,
     )
-    embed.set_footer(text="Change them with the other /siege admin commands (Manage Server).")
+    embed.set_footer(text="Change them with the other /siege-admin commands (Manage Server).")
     return embed
 
 
 class AdminCommands(app_commands.Group):
-    """``/siege admin …``: added to the ``/siege`` group when the cog loads."""
+    """``/siege-admin …``: a command of its own beside ``/siege``, so that Discord shows it only
+    to members with Manage Server (a default permission is per top-level command) and ``/siege``
+    keeps its room under Discord's 4,000 characters a command."""
 
     def __init__(self, bot: SiegeBot) -> None:
-        super().__init__(name="admin", description="Server settings (Manage Server)")
+        super().__init__(
+            name="siege-admin",
+            description="Siege Hall's settings for this server (Manage Server)",
+            guild_only=True,
+            default_permissions=discord.Permissions(manage_guild=True),
+        )
         self.bot = bot
 
     def _guild(self, interaction: discord.Interaction[Any]) -> int:
@@ -267,14 +274,10 @@ class Admin(commands.Cog):
         self.group = AdminCommands(bot)
 
     async def cog_load(self) -> None:
-        siege = self.bot.tree.get_command("siege")
-        assert isinstance(siege, app_commands.Group), "load cogs.siege before cogs.admin"
-        siege.add_command(self.group)
+        self.bot.tree.add_command(self.group)
 
     async def cog_unload(self) -> None:
-        siege = self.bot.tree.get_command("siege")
-        if isinstance(siege, app_commands.Group):
-            siege.remove_command(self.group.name)
+        self.bot.tree.remove_command(self.group.name)
 
 
 async def setup(bot: SiegeBot) -> None:

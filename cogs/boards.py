@@ -127,7 +127,7 @@ class Boards:
         if not settings.leaderboards:
             raise TableError(
                 "Leaderboards are off in this server. Ratings are still kept: a server manager "
-                "can turn the boards back on with /siege admin leaderboards."
+                "can turn the boards back on with /siege-admin leaderboards."
             )
         if season is None:
             season = self.current_season(settings.season)

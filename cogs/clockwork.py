@@ -121,6 +121,8 @@ class Clockwork:
         for guild_id in await self.store.delete_departed():  # servers the bot left long ago
             handled += 1
             log.info("deleted the data of server %s, which the bot left", guild_id)
+        # Tournaments due: a start time come, a round over, a table to open (after a restart).
+        handled += await self.hall.tournaments.sweep(self.shards)
         if self.hall.computers is not None:  # a computer turn a restart interrupted
             handled += await self.hall.computers.resume()
         if self.metrics is not None:

@@ -83,6 +83,8 @@ class Endings:
                 await channel.send(text, allowed_mentions=USER_MENTIONS)
             except discord.HTTPException:
                 log.warning("table %s: could not post the result notice", table.id)
+        if self.guard.hooks.tournaments is not None:  # a tournament's game: its result counts
+            await self.guard.hooks.tournaments.game_over(table)
 
     async def on_resign(self, interaction: discord.Interaction[Any], tid: int) -> None:
         async def flow() -> None:

@@ -242,11 +242,23 @@ class Closing(Protocol):
     async def claimable(self, table: TableRecord) -> None: ...
 
 
+class Pushing(Protocol):
+    """Tournaments pushed on when a game ends or the sweeper finds one due
+    (:class:`cogs.tournaments.Tournaments`)."""
+
+    async def game_over(self, table: TableRecord) -> None: ...
+
+    async def sweep(self, shards: Shards | None = None) -> int: ...
+
+
 class Sweeping(Protocol):
     """What the sweeper (:mod:`cogs.clockwork`) needs of the hall."""
 
     @property
     def computers(self) -> Thinking | None: ...
+
+    @property
+    def tournaments(self) -> Pushing: ...
 
     @property
     def offers(self) -> Expiring: ...
@@ -329,6 +341,8 @@ class Hooks:
         self.computers: Thinking | None = None
         #: Counts the moves (set by the bot when ``METRICS_PORT`` is set).
         self.metrics: Metrics | None = None
+        #: Told of every game's end (a tournament's game pushes its tournament on).
+        self.tournaments: Pushing | None = None
         #: The open seeks (set by the hall): those of players seated in a game close.
         self.seeks: Withdrawing | None = None
 

@@ -33,6 +33,7 @@ from cogs.pictures import Pictures
 from cogs.seeks import Seeks
 from cogs.table_view import TableView
 from cogs.threads import Threads
+from cogs.tournaments import Tournaments
 from storage import Store
 
 if TYPE_CHECKING:
@@ -84,6 +85,8 @@ class Hall:
         self.redraws = moves.redraws
         #: Aborts, agreed ends, moderators' cancels and claims.
         self.closing = closing = Closing(client, store, guard, moves)
+        self.tournaments = Tournaments(client, store, guard, self.offers, notices, moves)
+        self.hooks.tournaments = self.tournaments
 
         # The names the bot, the cogs, the components and the tests call.
         self.guarded = guard.guarded

@@ -38,7 +38,7 @@ NAME_MAX = 100
 NO_PERMISSION = (
     "I opened this table here in the channel: I may not create public threads in it (I need "
     "Create Public Threads and Send Messages in Threads). A server manager can grant those, or "
-    "turn game threads off with `/siege admin defaults threads: False`."
+    "turn game threads off with `/siege-admin defaults threads: False`."
 )
 REFUSED = (
     "I opened this table here in the channel: Discord did not let me create a thread for it "

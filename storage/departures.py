@@ -29,8 +29,8 @@ class Departure:
 
 
 def depart(conn: Connection, guild_id: int, moment: datetime, keep_for: timedelta) -> Departure:
-    """Close the server's open tables, offers and open challenges and plan the deletion of its
-    data (a second removal keeps the first date)."""
+    """Close the server's open tables, offers, open challenges and tournaments and plan the
+    deletion of its data (a second removal keeps the first date)."""
     now = clock.stamp(moment)
     closed = []
     rows = conn.execute(
@@ -51,6 +51,12 @@ def depart(conn: Connection, guild_id: int, moment: datetime, keep_for: timedelt
     conn.execute(
         "UPDATE seeks SET status = 'expired', updated_at = ?"
         " WHERE guild_id = ? AND status = 'open'",
+        (now, guild_id),
+    )
+    conn.execute(  # a tournament there stops (its tables were cancelled above)
+        "UPDATE tournaments SET status = 'cancelled', ended_reason = 'the bot left the server',"
+        " version = version + 1, updated_at = ? WHERE guild_id = ? AND status IN"
+        " ('open', 'running')",
         (now, guild_id),
     )
     conn.execute(

@@ -95,6 +95,37 @@ KEPT: dict[str, Kept] = {
         mine="author_id = ? OR accepted_by = ?",
         server="guild_id = ?",
     ),
+    "tournament_match_seats": Kept(
+        "your seat in each tournament game you were paired for (who met whom, a bye)",
+        GAMES,
+        users=("user_id",),
+        mine="user_id = ?",
+        server="match_id IN (SELECT m.id FROM tournament_matches AS m JOIN tournaments AS t"
+        " ON t.id = m.tournament_id WHERE t.guild_id = ?)",
+    ),
+    "tournament_matches": Kept(
+        "the tournament games you were paired for: round, table, result, the table it was "
+        "played at",
+        GAMES,
+        mine="id IN (SELECT match_id FROM tournament_match_seats WHERE user_id = ?)",
+        server="tournament_id IN (SELECT id FROM tournaments WHERE guild_id = ?)",
+    ),
+    "tournament_entrants": Kept(
+        "the tournaments you joined: your rating when you joined (the pairings rank by it), "
+        "when you joined and withdrew",
+        GAMES,
+        users=("user_id",),
+        mine="user_id = ?",
+        server="tournament_id IN (SELECT id FROM tournaments WHERE guild_id = ?)",
+    ),
+    "tournaments": Kept(
+        "the tournaments you organised or joined: game, format, clock, start, status, messages",
+        GAMES,
+        users=("host_id",),
+        mine="host_id = ? OR id IN (SELECT tournament_id FROM tournament_entrants WHERE"
+        " user_id = ?)",
+        server="guild_id = ?",
+    ),
     "dm_panels": Kept(
         "the ids of the DM messages that hold your private panel for each table (so they can "
         "be kept up to date rather than sent again)",
@@ -152,7 +183,7 @@ KEPT: dict[str, Kept] = {
     ),
     "server_setting_changes": Kept(
         "each change a server manager made to the server's Siege Hall settings: which setting, "
-        "from what to what, who made it and when (/siege admin show lists the latest)",
+        "from what to what, who made it and when (/siege-admin show lists the latest)",
         "until the server's data is deleted (if you delete your data, your id in it becomes an "
         "anonymous former player's)",
         users=("user_id",),

@@ -18,7 +18,7 @@ from psycopg import errors as pg_errors
 from storage import database, outage
 
 #: The tables whose ids are made by the database (an INSERT into them returns its id).
-_ID_TABLES = ("tables", "offers", "seeks", "cancel_offers")
+_ID_TABLES = ("tables", "offers", "seeks", "cancel_offers", "tournaments", "tournament_matches")
 
 _INDEXED_BY = re.compile(r"\s+INDEXED BY \w+", re.IGNORECASE)
 _CROSS_JOIN = re.compile(r"\bCROSS JOIN\b", re.IGNORECASE)

@@ -11,7 +11,7 @@ chips): each seat is a team of one, ranked by its place (1 for the winners, ever
   the same server and game, moves ratings 1/n as far as a first game would (``mu`` and ``sigma``
   both move that fraction of the way to where the model puts them). Two friends playing twenty
   rematches in one evening gain little more than from their first few. A server may turn this
-  off (``/siege admin leaderboards``); each result keeps the rule it was rated by.
+  off (``/siege-admin leaderboards``); each result keeps the rule it was rated by.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from datetime import date, timedelta
 from typing import Any, NamedTuple
 
 from engine.rules import Result
-from storage import seek_hooks
+from storage import seek_hooks, tournaments
 from storage.base import StoreBase
 from storage.database import Connection
 from storage.ratings import NEWCOMER, Skill, outcome, places_of, rate, repeat_weight
@@ -81,9 +81,11 @@ def record(
     claim counts as the forfeiting seat's loss, as a resignation does)."""
     places = places_of(result.winners, len(seats), result.scores)
     # A solo game, a seat held twice or a computer seat (negative id) is not rated, nor a game
-    # an unrated seek opened.
+    # an unrated seek opened, nor a game of an unrated tournament (whose match takes its points
+    # here: always called).
     rated = guild_id is not None and len(set(seats)) == len(seats) >= 2 and min(seats) > 0
     rated = rated and not seek_hooks.is_casual(conn, table_id)
+    rated = tournaments.record_game(conn, table_id, tuple(seats), result) and rated
     seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM results").fetchone()[0]
     # The server's settings as the game ends: kept on the row, so a recompute agrees.
     season = season_of(ended_at, setting(conn, guild_id, "season"))

@@ -1,7 +1,7 @@
 """Seasons of the leaderboards: how long one lasts in a server, and what a season is called.
 
 A rated game goes on its server's all-time board and on the board of the season it ended in
-(UTC). A server chooses the length (``/siege admin leaderboards``): a month (the default), a
+(UTC). A server chooses the length (``/siege-admin leaderboards``): a month (the default), a
 quarter or a year. The season is named when the game is recorded, by the length the server had
 then: a change of length applies to the games that end from then on, and earlier seasons keep
 their boards.

@@ -24,7 +24,7 @@ from storage.database import Connection
 from storage.records import FORFEIT_AFTER, TableError
 from storage.seasons import LENGTHS, MONTHLY
 
-#: How many changes ``/siege admin show`` lists (the newest).
+#: How many changes ``/siege-admin show`` lists (the newest).
 RECENT_CHANGES = 5
 
 

@@ -42,6 +42,7 @@ from storage.results import Results
 from storage.schema import Schema
 from storage.seeks import Seeks
 from storage.servers import Servers
+from storage.tournament_store import Tournaments
 
 
 class Store(
@@ -59,6 +60,7 @@ class Store(
     Departures,
     Servers,
     Schema,
+    Tournaments,
 ):
     """The one gateway to the database. Create with :meth:`open`; close with :meth:`close`."""
 

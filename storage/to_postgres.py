@@ -47,6 +47,10 @@ TABLES = (
     "server_settings",
     "server_setting_changes",
     "cancel_offers",
+    "tournaments",
+    "tournament_entrants",
+    "tournament_matches",
+    "tournament_match_seats",
 )
 #: The order rows are read in (a table's primary key), so a rematch follows the game it repeats.
 ORDER = {
@@ -68,8 +72,20 @@ ORDER = {
     "server_settings": "guild_id, name",
     "server_setting_changes": "id",
     "cancel_offers": "id",
+    "tournaments": "id",
+    "tournament_entrants": "tournament_id, user_id",
+    "tournament_matches": "id",
+    "tournament_match_seats": "match_id, seat",
 }
-IDENTITIES = ("tables", "offers", "seeks", "server_setting_changes", "cancel_offers")
+IDENTITIES = (
+    "tables",
+    "offers",
+    "seeks",
+    "server_setting_changes",
+    "cancel_offers",
+    "tournaments",
+    "tournament_matches",
+)
 
 
 class CopyFailed(Exception):

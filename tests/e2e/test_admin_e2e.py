@@ -1,4 +1,4 @@
-"""Server settings through the fake Discord (issue 28): ``/siege admin …`` for members with
+"""Server settings through the fake Discord (issue 28): ``/siege-admin …`` for members with
 Manage Server — where games open, a moderator role, the defaults of new tables, the games
 offered, the leaderboards — each change logged with who made it and kept across a restart."""
 
@@ -14,7 +14,7 @@ from storage.seasons import season_of
 from tests.e2e.test_boards_e2e import resigned_game
 from tests.e2e.test_castles_e2e import refusal
 from tests.e2e.world import World
-from tests.fakecord import InteractionHandle
+from tests.fakecord import CommandUnavailable, InteractionHandle
 from tests.fakecord.world import PUBLIC_THREAD
 
 pytestmark = pytest.mark.e2e
@@ -29,21 +29,27 @@ def answer(handle: InteractionHandle) -> str:
 
 async def test_only_a_server_manager_changes_or_sees_the_settings(world: World) -> None:
     w = world
-    for command, options in (("siege admin show", {}), ("siege admin defaults", {"threads": True})):
+    commands = (("siege-admin show", {}), ("siege-admin defaults", {"threads": True}))
+    for command, options in commands:  # Discord offers the command to managers only
+        with pytest.raises(CommandUnavailable, match="default_member_permissions"):
+            await w.alice.slash(w.channel, command, **options)
+    # A server may grant the command to others (Integrations); the settings stay a manager's.
+    w.guild.command_grants["siege-admin"] = {w.alice.id}
+    for command, options in commands:
         handle = await w.alice.slash(w.channel, command, **options)
         assert "Only a server manager (Manage Server)" in refusal(handle)
-    handle = await w.mod.slash(w.channel, "siege admin show")
+    handle = await w.mod.slash(w.channel, "siege-admin show")
     text = answer(handle)
     assert "Channels\nevery channel" in text and "Moderator role\nnone" in text
     assert "Game threads\nin the channel" in text  # as the test world set it
-    nothing = await w.mod.slash(w.channel, "siege admin leaderboards")
+    nothing = await w.mod.slash(w.channel, "siege-admin leaderboards")
     assert "Give at least one option" in refusal(nothing)
 
 
 async def test_games_open_only_in_the_channels_named_and_their_threads(world: World) -> None:
     w = world
     lounge = w.guild.add_text_channel("lounge")
-    handle = await w.mod.slash(w.channel, "siege admin channels", add=lounge)
+    handle = await w.mod.slash(w.channel, "siege-admin channels", add=lounge)
     assert "every channel →" in answer(handle)
     refused = await w.alice.slash(w.channel, PLAY)
     assert refusal(refused) == (
@@ -58,7 +64,7 @@ async def test_games_open_only_in_the_channels_named_and_their_threads(world: Wo
     assert not opened.ephemeral
     side = w.fake.create_thread(lounge, "side", PUBLIC_THREAD)
     assert not (await w.bob.slash(side, PLAY)).ephemeral
-    await w.mod.slash(w.channel, "siege admin channels", everywhere=True)
+    await w.mod.slash(w.channel, "siege-admin channels", everywhere=True)
     assert not (await w.alice.slash(w.channel, PLAY)).ephemeral
 
 
@@ -71,7 +77,7 @@ async def test_the_moderator_role_may_cancel_and_repost_tables(world: World) -> 
     assert "a moderator can cancel" in refusal(refused)
     refused = await w.carol.slash(w.channel, "siege table")
     assert "or a moderator" in refusal(refused)
-    handle = await w.mod.slash(w.channel, "siege admin moderator", role=referees)
+    handle = await w.mod.slash(w.channel, "siege-admin moderator", role=referees)
     assert f"<@&{referees.id}>" in answer(handle)
     assert await w.running.store.moderator_role(w.guild.id) == referees.id
     moved = await w.carol.slash(w.channel, "siege table")
@@ -80,7 +86,7 @@ async def test_the_moderator_role_may_cancel_and_repost_tables(world: World) -> 
     assert not cancelled.ephemeral and "cancelled table" in (
         cancelled.response_message.content or ""  # type: ignore[union-attr]
     )
-    await w.mod.slash(w.channel, "siege admin moderator", none=True)
+    await w.mod.slash(w.channel, "siege-admin moderator", none=True)
     await w.alice.slash(w.channel, PLAY)
     assert "a moderator can cancel" in refusal(await w.carol.slash(w.channel, "siege cancel"))
 
@@ -88,7 +94,7 @@ async def test_the_moderator_role_may_cancel_and_repost_tables(world: World) -> 
 async def test_defaults_of_new_tables_apply_when_the_host_names_none(world: World) -> None:
     w = world
     handle = await w.mod.slash(
-        w.channel, "siege admin defaults", time_control="live:10", forfeit_after=3
+        w.channel, "siege-admin defaults", time_control="live:10", forfeit_after=3
     )
     assert "Default clock" in answer(handle) and "Default forfeit" in answer(handle)
     opened = await w.alice.slash(w.channel, PLAY)
@@ -101,13 +107,13 @@ async def test_defaults_of_new_tables_apply_when_the_host_names_none(world: Worl
     assert not again.ephemeral, again.response_message
     table = await w.table()
     assert (table.time_control, table.forfeit_after) == ("daily:1", 1)  # the host's choice
-    bad = await w.mod.slash(w.channel, "siege admin defaults", time_control="soon")
+    bad = await w.mod.slash(w.channel, "siege-admin defaults", time_control="soon")
     assert "Pick a time control" in refusal(bad)
 
 
 async def test_a_game_turned_off_is_not_offered(world: World) -> None:
     w = world
-    handle = await w.mod.slash(w.channel, "siege admin games", game="castles", offered=False)
+    handle = await w.mod.slash(w.channel, "siege-admin games", game="castles", offered=False)
     assert "Castles Besieged" in answer(handle)
     refused = await w.alice.slash(w.channel, PLAY)
     assert refusal(refused) == "Castles Besieged is not offered on this server."
@@ -116,22 +122,22 @@ async def test_a_game_turned_off_is_not_offered(world: World) -> None:
     seek = await w.alice.slash(w.channel, "siege seek", game="castles")
     assert refusal(seek) == "Castles Besieged is not offered on this server."
     assert "Games offered\nall but Castles Besieged" in answer(
-        await w.mod.slash(w.channel, "siege admin show")
+        await w.mod.slash(w.channel, "siege-admin show")
     )
-    await w.mod.slash(w.channel, "siege admin games", game="castles", offered=True)
+    await w.mod.slash(w.channel, "siege-admin games", game="castles", offered=True)
     assert not (await w.alice.slash(w.channel, PLAY)).ephemeral
 
 
 async def test_leaderboards_off_a_longer_season_and_repeats(world: World) -> None:
     w = world
     await resigned_game(w)
-    handle = await w.mod.slash(w.channel, "siege admin leaderboards", shown=False)
+    handle = await w.mod.slash(w.channel, "siege-admin leaderboards", shown=False)
     assert "shown → off" in answer(handle)
     off = await w.carol.slash(w.channel, "siege leaderboard", game="castles")
     assert "Leaderboards are off in this server" in refusal(off)
     await w.mod.slash(
         w.channel,
-        "siege admin leaderboards",
+        "siege-admin leaderboards",
         shown=True,
         season="quarterly",
         repeats_count_less=False,
@@ -153,12 +159,12 @@ async def test_changes_are_logged_with_who_made_them_and_survive_a_restart(
     world: World,
 ) -> None:
     w = world
-    await w.mod.slash(w.channel, "siege admin defaults", threads=True, forfeit_after=4)
+    await w.mod.slash(w.channel, "siege-admin defaults", threads=True, forfeit_after=4)
     owner = w.fake.add_user("owner")
     w.guild.add_member(owner, permissions=discord.Permissions(manage_guild=True))
-    await owner.slash(w.channel, "siege admin leaderboards", season="yearly")
+    await owner.slash(w.channel, "siege-admin leaderboards", season="yearly")
     await w.restart_bot()
-    text = answer(await w.mod.slash(w.channel, "siege admin show"))
+    text = answer(await w.mod.slash(w.channel, "siege-admin show"))
     assert "Default forfeit\nafter 4 missed moves" in text and "Season length\nyearly" in text
     assert f"**Season length**: monthly → yearly — <@{owner.id}>" in text
     assert (

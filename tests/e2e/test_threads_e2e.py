@@ -22,7 +22,7 @@ PLAY = "play castles-besieged"
 
 
 async def threads_on(w: World) -> None:
-    handle = await w.mod.slash(w.channel, "siege admin defaults", threads=True)
+    handle = await w.mod.slash(w.channel, "siege-admin defaults", threads=True)
     assert handle.ephemeral and "Game threads" in (handle.response_message.content or "")
 
 
@@ -89,7 +89,7 @@ async def test_play_opens_each_game_in_a_thread_of_its_own(world: World) -> None
 async def test_threads_off_opens_the_table_in_the_channel(world: World) -> None:
     w = world
     await threads_on(w)
-    handle = await w.mod.slash(w.channel, "siege admin defaults", threads=False)
+    handle = await w.mod.slash(w.channel, "siege-admin defaults", threads=False)
     assert "each game in a thread of its own → in the channel" in (
         handle.response_message.content or ""
     )
@@ -182,7 +182,7 @@ async def test_clocks_and_a_rematch_follow_the_table_into_its_thread(world: Worl
     w.clock = clock
     await w.restart_bot()
     await threads_on(w)
-    handle = await w.mod.slash(w.channel, "siege admin defaults", time_control="daily:1")
+    handle = await w.mod.slash(w.channel, "siege-admin defaults", time_control="daily:1")
     assert "Default clock" in answer_text(handle)
     thread, message = await start_in_thread(w)
     table = await w.table(thread)

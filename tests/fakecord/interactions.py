@@ -314,7 +314,10 @@ class Actions:
             raise CommandUnavailable(f"/{name} is not a guild-install command")
         if channel.guild is not None:
             held = channel.guild.permissions_of(user)
-            if not _permissions_satisfy(held, command.get("default_member_permissions")):
+            granted = user.id in channel.guild.command_grants.get(name, set())
+            if not granted and not _permissions_satisfy(
+                held, command.get("default_member_permissions")
+            ):
                 raise CommandUnavailable(
                     f"/{name} needs default_member_permissions="
                     f"{command.get('default_member_permissions')}; {user.name} has {held}"

@@ -409,6 +409,9 @@ class FakeGuild:
         #: Commands the bot synced to this guild.
         self.commands = CommandScope(fake.ids, fake.application_id, id)
         self.system_channel_id: int | None = None
+        #: The server's own grants (Server Settings → Integrations): command name → members who
+        #: may use it whatever its default member permissions.
+        self.command_grants: dict[str, set[int]] = {}
         self.created_at = iso_now()
 
     # -- building the world -----------------------------------------------------------------

@@ -111,6 +111,23 @@ async def test_export_holds_every_row_naming_the_player(store: Store) -> None:
         assert seat is not None
         agreed, _ = await store.act(agreed.id, agreed.seats[seat], {"type": "draw"}, agreed.ply)
     await store.offer_cancel(agreed.id, BOB)
+    tournament = await store.create_tournament(
+        guild_id=GUILD,
+        channel_id=next(channels),
+        host_id=CAROL,
+        game="castles",
+        fmt="swiss",
+        rounds=1,
+        time_control="live:5",
+        starts_at=store.now() + timedelta(hours=1),
+        max_players=4,
+        rated=True,
+    )
+    for user in (ALICE, BOB, CAROL):
+        await store.join_tournament(tournament.id, user)
+    later = store.now() + timedelta(hours=2)
+    store._clock = lambda: later  # the start time has come: round 1 is paired
+    assert await store.push_tournament(tournament.id) is not None
     data = await store.export_player(ALICE)
     json.dumps(data)  # the file is JSON
     for table, kept in KEPT.items():
