@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.rules import Event
-from storage import clock, offers
+from storage import clock, offers, tournaments
 from storage.base import StoreBase
 from storage.computers import FORMER_FLOOR
 from storage.database import Connection
@@ -87,6 +87,7 @@ def new_former_id(conn: Connection) -> int:
 def forget(conn: Connection, user_id: int, moment: datetime) -> Forgotten:
     """Forget ``user_id`` (the body of one write transaction)."""
     now = clock.stamp(moment)
+    _withdraw_from_tournaments(conn, user_id, moment)  # paired no more; their games resign below
     resigned = _resign_all(conn, user_id, moment)
     lobbies = _leave_lobbies(conn, user_id, now)
     withdrawn = _remove_offers(conn, user_id)
@@ -137,6 +138,19 @@ def forget(conn: Connection, user_id: int, moment: datetime) -> Forgotten:
         seeks=seeks,
         panels=panels,
     )
+
+
+def _withdraw_from_tournaments(conn: Connection, user_id: int, moment: datetime) -> None:
+    """Leave every tournament not yet started and withdraw from every running one, so a
+    forgotten player is never paired again (their running games are resigned with the rest)."""
+    rows = conn.execute(
+        "SELECT t.id FROM tournaments AS t JOIN tournament_entrants AS e"
+        " ON e.tournament_id = t.id WHERE e.user_id = ? AND e.withdrawn_at IS NULL"
+        " AND t.status IN ('open', 'running')",
+        (user_id,),
+    ).fetchall()
+    for (tid,) in rows:
+        tournaments.leave(conn, int(tid), user_id, moment)
 
 
 def _table(conn: Connection, table_id: int) -> TableRecord | None:

@@ -197,6 +197,9 @@ async def test_a_forgotten_player_is_a_former_player_in_the_tournament(
     assert after is not None and 2 not in {e.user_id for e in after.entrants}
     players = {p for m in await timed.tournament_matches(t.id) for p in m.players}
     assert 2 not in players and len(players) == 4
+    # Withdrawn as they are forgotten: the former player is never paired again.
+    (former,) = players - {1, 3, 4}
+    assert after.withdrawn == {former}
 
 
 async def test_a_server_the_bot_left_stops_its_tournaments(timed: Store, clock: Clock) -> None:
