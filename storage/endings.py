@@ -17,7 +17,7 @@ Each function here is the body of one write transaction; :class:`Endings` runs t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
@@ -25,12 +25,12 @@ from engine.rules import Event
 from storage import clock, computers
 from storage.base import StoreBase
 from storage.database import Connection
+from storage.expiry import expire_due
 from storage.offers import CLOSED, OFFER_WAIT
 from storage.playing import apply_action
 from storage.records import Ending, TableError, TableRecord, require, resignation
 from storage.shards import Shards
-from storage.shards import condition as shard_condition
-from storage.tables import cancel
+from storage.tables import cancel, cancelled
 
 OfferStatus = Literal["open", "accepted", "declined", "expired"]
 
@@ -107,16 +107,7 @@ def _close(
         " AND status = 'open'",
         (now, table.id),
     )
-    return replace(
-        table,
-        status="cancelled",
-        version=table.version + 1,
-        updated_at=now,
-        deadline=None,
-        remind_at=None,
-        ending=ending,
-        ended_by=by,
-    )
+    return cancelled(table, now, ending, by)
 
 
 def abort(conn: Connection, table_id: int, user_id: int, moment: datetime) -> TableRecord:
@@ -271,18 +262,8 @@ def expire_cancels(
 ) -> list[CancelOffer]:
     """Close the open cancel offers whose time is up (with ``shards``: of tables in a server on
     one of those shards); returns them as closed."""
-    now = clock.stamp(moment)
-    mine, params = shard_condition(shards, "t.guild_id")
-    rows = conn.execute(
-        "SELECT o.id FROM cancel_offers o JOIN tables t ON t.id = o.table_id"
-        f" WHERE o.status = 'open' AND o.expires_at <= ?{mine} ORDER BY o.expires_at LIMIT ?",
-        (now, *params, limit),
-    ).fetchall()
-    ids = [int(row[0]) for row in rows]
-    conn.executemany(
-        "UPDATE cancel_offers SET status = 'expired', updated_at = ? WHERE id = ?",
-        [(now, offer_id) for offer_id in ids],
-    )
+    joined = "JOIN tables AS t ON t.id = x.table_id"
+    ids = expire_due(conn, "cancel_offers", moment, limit, shards, joined=joined)
     return [_require(conn, offer_id) for offer_id in ids]
 
 

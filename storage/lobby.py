@@ -26,7 +26,7 @@ from storage.records import (
 )
 from storage.shards import Shards
 from storage.shards import condition as shard_condition
-from storage.tables import cancel, move_deadlines, new_table, update_lobby, write_seats
+from storage.tables import cancel, cancelled, move_deadlines, new_table, update_lobby, write_seats
 
 
 class Lobby(StoreBase):
@@ -236,14 +236,7 @@ class Lobby(StoreBase):
                 raise TableError("This table is already closed.")
             now = self._now()
             cancel(conn, table.id, now)
-            return replace(
-                table,
-                status="cancelled",
-                version=table.version + 1,
-                updated_at=now,
-                deadline=None,
-                remind_at=None,
-            )
+            return cancelled(table, now)
 
         return await self._write(run)
 
@@ -265,14 +258,7 @@ class Lobby(StoreBase):
                 raise TableError("This table is closed already.")
             now = self._now()
             cancel(conn, table.id, now)
-            return replace(
-                table,
-                status="cancelled",
-                version=table.version + 1,
-                updated_at=now,
-                deadline=None,
-                remind_at=None,
-            )
+            return cancelled(table, now)
 
         return await self._write(run)
 

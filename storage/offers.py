@@ -24,8 +24,8 @@ from engine.rules import JSON, resolve_options
 from storage import clock, computers, records, tables
 from storage.base import StoreBase
 from storage.database import Connection
+from storage.expiry import expire_due
 from storage.shards import Shards
-from storage.shards import condition as shard_condition
 
 OFFER_WAIT = timedelta(hours=24)
 Kind = Literal["challenge", "rematch"]
@@ -194,18 +194,7 @@ def expire(
 ) -> list[OfferRecord]:
     """Close every open offer whose time is up (with ``shards``: made in a server on one of
     those shards); returns them as closed."""
-    now = clock.stamp(moment)
-    mine, params = shard_condition(shards)
-    rows = conn.execute(
-        f"SELECT id FROM offers WHERE status = 'open' AND expires_at <= ?{mine}"
-        " ORDER BY expires_at LIMIT ?",
-        (now, *params, limit),
-    ).fetchall()
-    ids = [int(row[0]) for row in rows]
-    conn.executemany(
-        "UPDATE offers SET status = 'expired', updated_at = ? WHERE id = ?",
-        [(now, offer_id) for offer_id in ids],
-    )
+    ids = expire_due(conn, "offers", moment, limit, shards)
     return [_require(conn, offer_id) for offer_id in ids]
 
 

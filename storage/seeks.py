@@ -29,6 +29,7 @@ from engine.rules import JSON, resolve_options
 from storage import clock, records, results, tables
 from storage.base import StoreBase
 from storage.database import Connection
+from storage.expiry import expire_due
 from storage.ratings import NEWCOMER
 from storage.shards import Shards
 from storage.shards import condition as shard_condition
@@ -226,18 +227,7 @@ def expire(
 ) -> list[SeekRecord]:
     """Close every open seek whose day is over (with ``shards``: posted in a server on one of
     those shards); returns them as closed."""
-    now = clock.stamp(moment)
-    mine, params = shard_condition(shards)
-    rows = conn.execute(
-        f"SELECT id FROM seeks WHERE status = 'open' AND expires_at <= ?{mine}"
-        " ORDER BY expires_at LIMIT ?",
-        (now, *params, limit),
-    ).fetchall()
-    ids = [int(row[0]) for row in rows]
-    conn.executemany(
-        "UPDATE seeks SET status = 'expired', updated_at = ? WHERE id = ?",
-        [(now, seek_id) for seek_id in ids],
-    )
+    ids = expire_due(conn, "seeks", moment, limit, shards)
     return [require(conn, seek_id) for seek_id in ids]
 
 
