@@ -49,6 +49,7 @@ from cogs.privacy import PRIVACY_ITEMS, PlayerData
 from cogs.seeks import SEEK_ITEMS
 from runtime.logs import PAYLOAD_LOGGERS, configure_logging, keep_secrets_out_of_logs
 from runtime.loop import close_on_terminate, new_event_loop
+from runtime.rate_buckets import BucketPruner, http_buckets
 from runtime.settings import Settings, SettingsError, shard_list
 from runtime.sync import CommandSyncRecord, command_tree_hash
 from storage import DatabaseUnusable, Store
@@ -122,6 +123,7 @@ class SiegeBot(commands.Bot):
     daily: Daily
     clockwork: Clockwork
     computers: Computers
+    buckets: BucketPruner
     player_data: PlayerData
 
     def __init__(
@@ -157,6 +159,7 @@ class SiegeBot(commands.Bot):
         self._retry_wait: asyncio.Future[object] | None = None
         self._preparing = False
         self._prepared = False
+        self._frozen_at_ready = False
 
     async def setup_hook(self) -> None:
         # login() runs this after every successful sign-in, so again after a retried login:
@@ -203,6 +206,9 @@ class SiegeBot(commands.Bot):
             )
             await self.clockwork.start()
             await self.computers.resume()  # computer turns a restart interrupted
+            # discord.py's rate-limit buckets of routes unused for a minute (runtime/rate_buckets)
+            self.buckets = BucketPruner(lambda: http_buckets(self), asyncio.get_running_loop().time)
+            self.buckets.start()
             self._preparing = False
             self._prepared = True
             # Everything loaded so far (modules, the command tree, fonts, palettes) lives as long
@@ -311,6 +317,9 @@ class SiegeBot(commands.Bot):
         clockwork = getattr(self, "clockwork", None)
         if clockwork is not None:
             clockwork.stop()
+        buckets = getattr(self, "buckets", None)
+        if buckets is not None:
+            buckets.stop()
         computers = getattr(self, "computers", None)
         if computers is not None:
             await computers.close()
@@ -331,6 +340,11 @@ class SiegeBot(commands.Bot):
             await store.close()  # closing twice is harmless
 
     async def on_ready(self) -> None:
+        if not self._frozen_at_ready:
+            # The servers, channels and members discord.py cached on connecting live as long
+            # as the connection: out of the collector's sight too (see setup_hook).
+            self._frozen_at_ready = True
+            gc.freeze()
         shards = self.served_shards
         warming = self.hall.pictures.warming_note()
         if shards is None:

@@ -1,4 +1,4 @@
-"""``python -m benchmarks [--fast] [--strength]``: every benchmark, one table (see all.py)."""
+"""``python -m benchmarks [--quick] [--strength]``: every benchmark, one table (see all.py)."""
 
 from __future__ import annotations
 

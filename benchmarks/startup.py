@@ -60,7 +60,7 @@ sys.path.insert(0, str(ROOT))
 
 from scratch_db import fast_connection, new_database  # noqa: E402
 
-from engine import get_game  # noqa: E402
+from engine import chance, get_game  # noqa: E402
 from engine.rules import (  # noqa: E402
     Action,
     Event,
@@ -68,9 +68,8 @@ from engine.rules import (  # noqa: E402
     State,
     dumps,
     resolve_options,
-    rng_for,
 )
-from storage import RESIGN, Store, results  # noqa: E402
+from storage import RESIGN, Store, fairness, results  # noqa: E402
 from storage.tables import perform  # noqa: E402
 
 PYTHON = sys.executable
@@ -227,7 +226,7 @@ def play_in_engine(plan: Plan) -> Played:
     """The same game as :func:`play_through_store`, played in the engine alone."""
     game = get_game(plan.game)
     options = resolve_options(game, plan.options)
-    first = state = game.setup(len(plan.seats), options, rng_for(plan.seed, "setup"))
+    first = state = chance.deal(game, len(plan.seats), options, plan.seed)  # as new_table
     moves = plan.moves()
     log = []
     ply = 0
@@ -252,8 +251,8 @@ def write_played(conn: sqlite3.Connection, played: Played) -> int:
     try:
         cur = conn.execute(
             "INSERT INTO tables (guild_id, channel_id, game, options, seed, host_id,"
-            " status, state, created_at, updated_at, rematch_of, seating)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " status, state, created_at, updated_at, rematch_of, seating, salt)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 plan.guild_id,
                 plan.channel_id,
@@ -267,6 +266,7 @@ def write_played(conn: sqlite3.Connection, played: Played) -> int:
                 created,
                 None,
                 "join",
+                fairness.new_salt(),  # random, as the store's (dump_rows compares its presence)
             ),
         )
         table_id = cur.lastrowid
@@ -329,7 +329,16 @@ def dump_rows(path: Path) -> dict[str, list[tuple[Any, ...]]]:
                 "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
             )
         ]
-        return {n: conn.execute(f"SELECT * FROM {n} ORDER BY 1, 2").fetchall() for n in names}
+        found = {}
+        for n in names:
+            cur = conn.execute(f"SELECT * FROM {n} ORDER BY 1, 2")
+            columns = [d[0] for d in cur.description]
+            rows = cur.fetchall()
+            if "salt" in columns:  # a random secret per table: only whether there is one
+                at = columns.index("salt")
+                rows = [(*r[:at], r[at] is not None, *r[at + 1 :]) for r in rows]
+            found[n] = rows
+        return found
     finally:
         conn.close()
 

@@ -21,12 +21,18 @@ bot runs with ``asyncio`` debug mode's ``slow_callback_duration`` when ``--debug
 given; its overhead inflates CPU, so that run is separate). Slow callbacks are counted while the
 moves are played (the load) apart from those at start-up and while the tables are opened; every
 run also reports the garbage collections that stopped the bot longer than 20 ms during the
-moves (a ``gc.callbacks`` probe). The last line is one JSON object (``RESULT {...}``) for
-``benchmarks/all.py``.
+moves (a ``gc.callbacks`` probe), in wall time and in the collector's own CPU time. Once the
+moves are over the bot is asked for its figures (SIGUSR1: pauses, slow callbacks, the heap a
+full collection walks, by type, and what the caches hold; ``TABLE_LOAD_SHARES=1`` also empties
+each cache in turn and prints what it held) before it is stopped, so a bot slow to stop loses
+none. After each size one JSON line (``SIZE {...}``), and at the end all of them
+(``RESULT [...]``), for ``benchmarks/all.py``. ``run_size`` also runs several bot processes over
+shards on PostgreSQL (``Deployment``; ``scale_out.py``).
 
 Run: ``.venv/bin/python benchmarks/table_load.py [--sizes 1,100,1000] [--moves 100,10,3]
-[--rates 0,0,200] [--debug-loop] [--debug-rate 40]`` (rate 0: as fast as the bot answers; the
-debug-mode run plays the largest size at ``--debug-rate`` clicks/s).
+[--rates 0,0,200] [--debug-loop] [--debug-rate 40] [--debug-moves N] [--bot-root DIR]`` (rate 0:
+as fast as the bot answers; the debug-mode run plays the largest size at ``--debug-rate``
+clicks/s; ``--bot-root``: the bot from another checkout, for before/after pairs).
 """
 
 from __future__ import annotations
@@ -44,10 +50,10 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repo root, for tests.fakecord
@@ -57,7 +63,7 @@ from tests.fakecord import FakeDiscord, FakeMessage  # noqa: E402
 from tests.fakecord.interactions import DEFERRED_CHANNEL_MESSAGE as DEFERRED  # noqa: E402
 from tests.fakecord.interactions import DEFERRED_UPDATE_MESSAGE  # noqa: E402
 from tests.fakecord.messages import walk_components  # noqa: E402
-from tests.fakecord.world import FakeChannel, FakeUser  # noqa: E402
+from tests.fakecord.world import FakeChannel, FakeGuild, FakeUser  # noqa: E402
 
 PYTHON = sys.executable
 SLOW_CALLBACK = 0.020  # seconds: the issue's limit for one callback on the bot's loop
@@ -75,13 +81,17 @@ class Slow(logging.Handler):
         found = re.search(r"took ([0-9.]+) seconds", record.getMessage())
         if found:
             slow.append((record.created, float(found.group(1))))
-pauses = []  # (wall time, generation, seconds) of each garbage collection over 5 ms
-began = [0.0]
+# (wall time, generation, seconds, CPU seconds) of each garbage collection over 5 ms: the
+# seconds the loop stood still, and of them the collector's own work (on a loaded machine the
+# process also waits for a core in the middle of a collection).
+pauses = []
+began = [0.0, 0.0]
 def collector(phase, info):
     if phase == "start":
-        began[0] = time.perf_counter()
+        began[0], began[1] = time.perf_counter(), time.thread_time()
     elif time.perf_counter() - began[0] > 0.005:
-        pauses.append((time.time(), info["generation"], time.perf_counter() - began[0]))
+        pauses.append((time.time(), info["generation"], time.perf_counter() - began[0],
+                       time.thread_time() - began[1]))
 gc.callbacks.append(collector)
 def report_pauses():
     print("GCPAUSES " + json.dumps(pauses), file=sys.stderr, flush=True)
@@ -101,9 +111,92 @@ if os.environ.get("SIEGE_BENCH_DEBUG_LOOP"):
         print("SLOW " + json.dumps(slow), file=sys.stderr, flush=True)
     atexit.register(report)
 _create_bot = bot.create_bot
-bot.create_bot = lambda settings, **options: _create_bot(
-    settings, guild_ready_timeout=0.05, **options
-)
+made = []
+def create_bot(settings, **options):
+    made.append(_create_bot(settings, guild_ready_timeout=0.05, **options))
+    return made[-1]
+bot.create_bot = create_bot
+def walk():
+    gc.collect()
+    began = time.perf_counter()
+    gc.collect()
+    return len(gc.get_objects()), (time.perf_counter() - began) * 1000
+def shares(b):
+    # Emptied one after another (the moves are over): the objects each held and what a full
+    # collection then takes.
+    found = []
+    steps = [
+        ("writer memo", lambda: b.store._db.memo.clear()),
+        ("kept tails", lambda: b.store._tails.clear()),
+        ("pictures kept", lambda: b.hall.pictures._done.clear()),
+        ("interaction webhooks kept", lambda: (b.hall.delivery._handles.clear(),
+                                               b.hall.delivery._in_dms.clear())),
+        ("rate-limit buckets", lambda: b.http._buckets.clear()),
+    ]
+    before = walk()
+    for name, empty in steps:
+        try:
+            empty()
+        except AttributeError as exc:
+            found.append((name, repr(exc), 0, 0.0))
+            continue
+        after = walk()
+        found.append((name, before[0] - after[0], after[0], after[1]))
+        before = after
+    return found
+def figures(*_):
+    # SIGUSR1, sent when the moves are over: the figures now, not at exit (a bot that is slow to
+    # stop and gets killed would lose them), and what a full collection walks.
+    counts = {}
+    for item in gc.get_objects():
+        name = type(item).__module__ + "." + type(item).__qualname__
+        counts[name] = counts.get(name, 0) + 1
+    if os.environ.get("TABLE_LOAD_OWNERS"):
+        import random as _r
+        for kind in ("Interaction", "DeadlineResponse", "TableRecord", "list"):
+            sample = [o for o in gc.get_objects() if type(o).__name__ == kind]
+            owners = {}
+            for o in _r.sample(sample, min(300, len(sample))):
+                for ref in gc.get_referrers(o):
+                    if ref is sample or isinstance(ref, type(sys._getframe())):
+                        continue
+                    n = type(ref).__qualname__
+                    if isinstance(ref, dict):
+                        n = "dict:" + ",".join(sorted(map(str, list(ref)[:4])))[:60]
+                    owners[n] = owners.get(n, 0) + 1
+            top = sorted(owners.items(), key=lambda kv: -kv[1])[:6]
+            print("OWNERS", kind, len(sample), top, file=sys.stderr, flush=True)
+    began_collect = time.perf_counter()
+    gc.collect()
+    collect_ms = (time.perf_counter() - began_collect) * 1000
+    heap = {"tracked": sum(counts.values()), "frozen": gc.get_freeze_count(),
+            "full_collection_ms": collect_ms,
+            "types": sorted(counts.items(), key=lambda kv: -kv[1])[:30]}
+    if made:
+        b = made[-1]
+        heap["rate_limit_buckets"] = len(b.http._buckets)
+        heap["bucket_hashes"] = len(b.http._bucket_hashes)
+        store = getattr(b, "store", None)
+        db = getattr(store, "_db", None)
+        heap["writer_memo"] = len(getattr(db, "memo", None) or {})
+        heap["kept_tails"] = len(getattr(store, "_tails", {}))
+        hall = getattr(b, "hall", None)
+        if hall is not None:
+            heap["pictures_kept"] = len(hall.pictures._done)
+            heap["drawn"] = hall.pictures.drawn
+            heap["summary"] = hall.summary()
+    if made and os.environ.get("TABLE_LOAD_SHARES"):  # what each cache adds to a collection
+        heap["shares"] = shares(made[-1])
+    print("FIGURES " + json.dumps({"gc_pauses": pauses, "slow": slow, "heap": heap}),
+          file=sys.stderr, flush=True)
+signal.signal(signal.SIGUSR1, figures)
+def counts(*_):
+    hall = getattr(made[-1], "hall", None) if made else None
+    drawn = hall.pictures.drawn if hall is not None else 0
+    busy = bool(hall is not None and hall.redraws.busy)
+    print("COUNTS " + json.dumps({"drawn": drawn, "redraws_busy": busy}), file=sys.stderr,
+          flush=True)
+signal.signal(signal.SIGUSR2, counts)
 if os.environ.get("SIEGE_BENCH_PROFILE"):
     import cProfile
     profile = cProfile.Profile()
@@ -198,25 +291,41 @@ class Pacer:
             await asyncio.sleep(delay)
 
 
-async def tables_in_channels(db: Path, guild_id: int) -> None:
-    """The load is a table per channel, measured as before game threads: the server's threads
-    setting off (set before the bot starts, on the database it will open)."""
+async def tables_in_channels(db: Path | str, guild_ids: Sequence[int]) -> None:
+    """The load is a table per channel, measured as before game threads: each server's threads
+    setting off (set before the bots start, on the database they will open). A bot from another
+    checkout (--bot-root) may predate the setting (and threads): then nothing is set."""
+    if os.environ.get("TABLE_LOAD_BOT_ROOT"):
+        return
     store = await Store.open(db)
     try:
         await store.migrate()
-        await store.change_server_settings(guild_id, 1, threads=False)
+        for guild_id in guild_ids:
+            await store.change_server_settings(guild_id, 1, threads=False)
     finally:
         await store.close()
+
+
+async def showing(fake: FakeDiscord, message: FakeMessage, label: str) -> FakeMessage:
+    """``message`` as it is once it shows a button ``label`` (an answer deferred on a busy
+    machine shows "thinking…" first): waits up to 60 s."""
+    deadline = time.monotonic() + 60
+    while True:
+        latest = fake.latest(message)
+        labels = {str(c.get("label")) for c in walk_components(latest.components)}
+        if label in labels or time.monotonic() > deadline:
+            return latest
+        await asyncio.sleep(0.05)
 
 
 async def open_table(fake: FakeDiscord, table: Table, command: str) -> None:
     handle = await table.host.slash(table.channel, command, dealer="1")
     lobby = handle.response_message
     assert lobby is not None, "no lobby"
-    await table.guest.click(fake.latest(lobby), "Join", settle_first=False)
-    await table.host.click(fake.latest(lobby), "Start", settle_first=False)
+    await table.guest.click(await showing(fake, lobby, "Join"), "Join", settle_first=False)
+    await table.host.click(await showing(fake, lobby, "Start"), "Start", settle_first=False)
     table.message_id = lobby.id
-    started = fake.latest(lobby)
+    started = await showing(fake, lobby, "Resign")
     custom_ids = [str(c.get("custom_id") or "") for c in walk_components(started.components)]
     resign = next(c for c in custom_ids if c.startswith("sh:resign:"))
     table.table_id = int(resign.rsplit(":", 1)[1])
@@ -316,6 +425,12 @@ def children_cpu_seconds(pid: int) -> float:
     return total
 
 
+def load_average() -> float:
+    """The machine's load average over the last minute (other processes' work included)."""
+    with open("/proc/loadavg") as loadavg:
+        return float(loadavg.read().split()[0])
+
+
 def rss_mb(pid: int) -> float:
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -341,6 +456,8 @@ class Result:
     exempt_per_move: float
     limited_per_move: float
     rss_mb: float
+    #: The machine's 1-minute load average when the moves began and when they ended.
+    load: tuple[float, float] = (0.0, 0.0)
     unanswered: int = 0
     stalled: int = 0  # tables that stopped: their next position was not shown within 30 s
     slow_callbacks: int | None = None
@@ -348,6 +465,19 @@ class Result:
     slow_outside: int | None = None  # slow callbacks outside the moves (start-up, opening)
     gc_pauses_over_limit: int = 0  # garbage collections over SLOW_CALLBACK during the moves
     gc_slowest_ms: float = 0.0
+    #: The same in the collector's CPU time (the wall-time figures include waiting for a core).
+    gc_cpu_over_limit: int = 0
+    gc_slowest_cpu_ms: float = 0.0
+    #: After the moves: what the collector tracks, what a full collection of it took, and
+    #: discord.py's rate-limit buckets among it.
+    gc_tracked: int = 0
+    full_collection_ms: float = 0.0
+    rate_limit_buckets: int = 0
+    #: Pictures drawn during the moves (their CPU is ``workers_cpu_ms_per_move``).
+    pictures_drawn: int = 0
+    deployment: str = "1 process, SQLite"
+    others_cpu_ms_per_move: dict[str, float] = field(default_factory=dict)
+    processes: int = 1
     #: Every interaction of the run, the tables' opening from the bot's start-up on included:
     #: how many, how many had a first answer (full or deferred) within the bot's budget and
     #: within Discord's 3 s, and how many of the first answers were deferred ones.
@@ -370,19 +500,20 @@ class Result:
 
 
 def start_bot(
-    fake: FakeDiscord, guild_id: int, db: Path, debug_loop: bool, log: Any
+    fake: FakeDiscord, db: Path, debug_loop: bool, log: Any, extra: dict[str, str]
 ) -> subprocess.Popen[str]:
     """The bot as its own process; its log (stderr) goes to the file ``log``, as a deployed
     bot's goes to a file or the journal: a pipe read by this busy process could fill up and
     stop the bot's event loop on a write."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "SIEGE_"))}
-    env.pop("DATABASE_PATH", None)
+    ours = ("DISCORD_", "SIEGE_", "DATABASE_", "SHARD_", "DEV_GUILD_ID", "METRICS_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(ours)}
+    env.update(extra)
     env.update(
         DISCORD_TOKEN="fake-token",
         DATABASE_PATH=str(db),
-        DEV_GUILD_ID=str(guild_id),
         LOG_LEVEL="INFO",  # a line per move (a few µs); the close line counts pictures
-        SIEGE_BENCH_ROOT=str(ROOT),
+        # The bot's code: this checkout, or another one to compare with (--bot-root).
+        SIEGE_BENCH_ROOT=os.environ.get("TABLE_LOAD_BOT_ROOT", str(ROOT)),
         SIEGE_BENCH_API=fake.api_base,
         SIEGE_BENCH_GATEWAY=fake.ws_url,
     )
@@ -401,14 +532,128 @@ def start_bot(
     )
 
 
-async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed: int = 1) -> Result:
+@dataclass
+class Bot:
+    """One bot process of a run, its log file and its figures."""
+
+    process: subprocess.Popen[str]
+    log_path: Path
+    log: IO[str]
+    figures: dict[str, Any] | None = None
+
+    def lines(self) -> list[str]:
+        return self.log_path.read_text().splitlines(keepends=True)
+
+
+async def start_bots(
+    fake: FakeDiscord, guilds: list[FakeGuild], tmp: Path, deployment: Deployment, debug: bool
+) -> list[Bot]:
+    """The bot processes of a run, connected and with their commands, or SystemExit."""
+    shards = deployment.shards
+    bots = []
+    for n in range(deployment.processes):
+        log_path = tmp / f"bot-{n}.log"
+        log = log_path.open("w")
+        env: dict[str, str] = {}
+        if shards:
+            env["SHARD_COUNT"] = str(shards)
+            if deployment.processes > 1:  # each process its share of the shards
+                env["SHARD_IDS"] = ",".join(
+                    str(k) for k in range(shards) if k % deployment.processes == n
+                )
+        else:
+            env["DEV_GUILD_ID"] = str(guilds[0].id)
+        if deployment.database is not None:
+            env["DATABASE_URL"] = deployment.database
+        process = start_bot(fake, tmp / "load.db", debug, log, env)
+        bots.append(Bot(process, log_path, log))
+    deadline = time.monotonic() + 90
+
+    def ready() -> bool:
+        if not shards:
+            return fake.connected and bool(guilds[0].commands.all())
+        sessions = [fake.gateway.shards.get(k) for k in range(shards)]
+        return (
+            all(s is not None and s.connection is not None for s in sessions)
+            and bool(fake.global_commands.all())
+            and all("ready as" in b.log_path.read_text() for b in bots)
+        )
+
+    while not ready():
+        for b in bots:
+            if b.process.poll() is not None or time.monotonic() > deadline:
+                tail = b.lines()[-20:]
+                for other in bots:
+                    stop_bot(other)
+                raise SystemExit("the bot did not start:\n" + "".join(tail))
+        await asyncio.sleep(0.05)
+    return bots
+
+
+def stop_bot(b: Bot) -> None:
+    if b.process.poll() is None:
+        b.process.send_signal(signal.SIGTERM)  # a background job ignores SIGINT
+        try:
+            b.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            print("  the bot did not stop within 60 s: killed (its figures were taken before)")
+            b.process.kill()
+            b.process.wait()
+    b.log.close()
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """How the bot runs: ``processes`` processes over ``shards`` shards (0: unsharded, one
+    server), on ``database`` (a PostgreSQL URL) or a SQLite file (None)."""
+
+    processes: int = 1
+    shards: int = 0
+    database: str | None = None
+
+    @property
+    def label(self) -> str:
+        where = "PostgreSQL" if self.database else "SQLite"
+        if not self.shards:
+            return f"1 process, {where}"
+        processes = f"{self.processes} process{'es' if self.processes > 1 else ''}"
+        return f"{processes} over {self.shards} shards, {where}"
+
+
+def process_cpu(pids: Sequence[int]) -> tuple[float, float, float]:
+    """CPU seconds of the bot processes: all their threads, their main threads (the event
+    loops), their worker processes."""
+    return (
+        sum(cpu_seconds(pid) for pid in pids),
+        sum(cpu_seconds(pid, pid) for pid in pids),
+        sum(children_cpu_seconds(pid) for pid in pids),
+    )
+
+
+async def run_size(
+    tables: int,
+    moves: int,
+    rate: float,
+    debug_loop: bool,
+    seed: int = 1,
+    deployment: Deployment = Deployment(),
+    others: dict[str, Callable[[], float]] | None = None,
+) -> Result:
+    """One run of ``tables`` tables, ``moves`` moves each. ``others``: more processes whose CPU
+    seconds (read by each callable) are counted over the moves too, per move (the database
+    server's, in ``scale_out.py``)."""
     from cogs.guide import command_name
 
     command = f"play {command_name('castles')}"
     async with FakeDiscord(capture_library_errors=False) as fake:
-        guild = fake.add_guild("Load")
+        shards = deployment.shards
+        guilds = [
+            fake.add_guild(f"Load {k}", shard=(k, shards) if shards else None)
+            for k in range(max(shards, 1))
+        ]
         rows = []
         for n in range(tables):
+            guild = guilds[n % len(guilds)]  # each shard's server its share of the tables
             channel = guild.add_text_channel(f"table-{n}")
             host, guest = fake.add_user(f"a{n}"), fake.add_user(f"b{n}")
             guild.add_member(host)
@@ -416,68 +661,90 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
             rows.append(Table(channel, host, guest))
         watcher = Watcher(fake)
         with tempfile.TemporaryDirectory() as tmp:
-            log_path = Path(tmp) / "bot.log"
-            log = log_path.open("w")
-            await tables_in_channels(Path(tmp) / "load.db", guild.id)
-            process = start_bot(fake, guild.id, Path(tmp) / "load.db", debug_loop, log)
+            database = deployment.database or Path(tmp) / "load.db"
+            await tables_in_channels(database, [g.id for g in guilds])
+            bots = await start_bots(fake, guilds, Path(tmp), deployment, debug_loop)
+            pids = [b.process.pid for b in bots]
             try:
-                deadline = time.monotonic() + 60
-                while not (fake.connected and guild.commands.all()):
-                    if process.poll() is not None or time.monotonic() > deadline:
-                        tail = log_path.read_text().splitlines()[-20:]
-                        raise SystemExit("the bot did not start:\n" + "\n".join(tail))
-                    await asyncio.sleep(0.05)
                 await fake.settle(quiet=0.3, timeout=600)
                 for start in range(0, tables, 50):  # open in batches
                     await asyncio.gather(
                         *(open_table(fake, t, command) for t in rows[start : start + 50])
                     )
                 await fake.settle(quiet=0.3, timeout=600)
+                await opening_drained(fake, bots)
                 rng = random.Random(seed)
                 pacer = Pacer(rate)
+                drawn_before = 0
+                for b in bots:
+                    drawn_before += (await ask(b, signal.SIGUSR2, "COUNTS ") or {}).get("drawn", 0)
                 exempt, limited = fake.exempt_count, fake.limited_count
-                cpu = cpu_seconds(process.pid)
-                loop_cpu = cpu_seconds(process.pid, process.pid)  # the event loop's thread
-                workers_cpu = children_cpu_seconds(process.pid)
+                cpu_before = process_cpu(pids)
+                others_before = {k: read() for k, read in (others or {}).items()}
+                load_before = load_average()
                 started = time.perf_counter()
                 window = [time.time(), 0.0]  # the moves, in wall time (the bot's clock too)
                 await asyncio.gather(*(play(fake, watcher, t, moves, pacer, rng) for t in rows))
                 await fake.settle(quiet=0.2, timeout=120)
                 elapsed = time.perf_counter() - started
                 window[1] = time.time()
-                cpu = cpu_seconds(process.pid) - cpu
-                loop_cpu = cpu_seconds(process.pid, process.pid) - loop_cpu
-                workers_cpu = children_cpu_seconds(process.pid) - workers_cpu
+                cpu, loop_cpu, workers_cpu = (
+                    after - before
+                    for after, before in zip(process_cpu(pids), cpu_before, strict=True)
+                )
+                others_cpu = {k: read() - others_before[k] for k, read in (others or {}).items()}
                 exempt, limited = fake.exempt_count - exempt, fake.limited_count - limited
                 routes = Counter(
                     re.sub(r"/[0-9]{6,}|/[A-Za-z0-9_-]{60,}", "/…", line)
                     for line in list(fake.request_log)[-min(limited + exempt, 4000) :]
                 )
-                rss = rss_mb(process.pid)
+                rss = max(rss_mb(pid) for pid in pids)
+                load_after = load_average()
                 answers = first_answers(fake)
+                for b in bots:
+                    b.figures = await ask(b, signal.SIGUSR1, "FIGURES ")
             finally:
-                if process.poll() is None:
-                    process.send_signal(signal.SIGTERM)  # a background job ignores SIGINT
-                    try:
-                        process.wait(timeout=60)
-                    except subprocess.TimeoutExpired:
-                        print("  the bot did not stop within 60 s: killed (no exit figures)")
-                        process.kill()
-                        process.wait()
-                log.close()
-                stderr = log_path.read_text().splitlines(keepends=True)
+                for b in bots:
+                    stop_bot(b)
+            stderr = [line for b in bots for line in b.lines()]
+            for b in bots:
+                if b.figures is None:
+                    print("  a bot did not report its figures when asked; its exit lines used")
+                    b.figures = exit_figures(b.lines())
         if fake.violations:
             print("fake Discord violations:", *fake.violations[:10], sep="\n  ")
+    figures: dict[str, Any] = {
+        "slow": [x for b in bots for x in (b.figures or {}).get("slow", [])],
+        "gc_pauses": [x for b in bots for x in (b.figures or {}).get("gc_pauses", [])],
+    }
+    heaps = [(b.figures or {}).get("heap", {}) for b in bots]
+    drawn = sum(h.get("drawn", 0) for h in heaps) - drawn_before
     slow: list[float] | None = None  # slow callbacks while the moves were played
     slow_outside: list[float] = []  # at start-up, while the tables were opened, at the end
-    pauses: list[tuple[float, int, float]] = []
-    for line in stderr:
-        if line.startswith("SLOW "):
-            slow = []
-            for at, seconds in json.loads(line[5:]):
-                (slow if window[0] <= at <= window[1] else slow_outside).append(seconds)
-        if line.startswith("GCPAUSES "):
-            pauses = [tuple(p) for p in json.loads(line[9:]) if window[0] <= p[0] <= window[1]]
+    if figures is None:
+        print("  the bot did not report its figures when asked (SIGUSR1); its exit lines used")
+        figures = exit_figures(stderr)
+    if debug_loop:
+        slow = []
+        for at, seconds in figures["slow"]:
+            (slow if window[0] <= at <= window[1] else slow_outside).append(seconds)
+    pauses = [tuple(p) for p in figures["gc_pauses"] if window[0] <= p[0] <= window[1]]
+    for heap in heaps:
+        if not heap:
+            continue
+        print(
+            f"  heap after the moves: {heap['tracked']:,} objects tracked by the collector "
+            f"({heap['frozen']:,} frozen), a full collection {heap['full_collection_ms']:.0f} ms;"
+            f" rate-limit buckets {heap.get('rate_limit_buckets')}, writer memo "
+            f"{heap.get('writer_memo')}, kept tails {heap.get('kept_tails')}, pictures kept "
+            f"{heap.get('pictures_kept')}"
+        )
+        print("  most tracked:", ", ".join(f"{n} {c}" for n, c in heap["types"][:12]))
+        for name, held, left, collect_ms in heap.get("shares", []):
+            print(
+                f"  emptying the {name}: {held} objects fewer; then {left} tracked, a full "
+                f"collection {collect_ms:.1f} ms"
+            )
     # asyncio's own lines ("Executing <Task …> took 0.031 seconds"): which callbacks were slow.
     slowest_lines = sorted(
         (
@@ -491,8 +758,11 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         print(f"  slow callback {seconds * 1000:.0f} ms: {line[line.find('Executing') :][:240]}")
     print("  requests by route (the last ones):", dict(routes.most_common(8)))
     for line in stderr:
-        if "closing: " in line:
-            print("  the bot at exit:", line.rpartition("closing: ")[2].strip())
+        if line.startswith("OWNERS "):
+            print("  " + line.strip())
+    for heap in heaps:
+        if heap.get("summary"):
+            print("  the bot's own counts:", heap["summary"])
     errors = [n for n, line in enumerate(stderr) if "Traceback" in line or " ERROR " in line]
     if errors:
         first = errors[0]
@@ -519,6 +789,7 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         exempt_per_move=exempt / total,
         limited_per_move=limited / total,
         rss_mb=rss,
+        load=(load_before, load_after),
         unanswered=sum(t.unanswered for t in rows),
         stalled=sum(t.stalled for t in rows),
         slow_callbacks=None if slow is None else len(slow),
@@ -526,8 +797,60 @@ async def run_size(tables: int, moves: int, rate: float, debug_loop: bool, seed:
         slow_outside=None if slow is None else len(slow_outside),
         gc_pauses_over_limit=sum(1 for p in pauses if p[2] > SLOW_CALLBACK),
         gc_slowest_ms=max((p[2] * 1000 for p in pauses), default=0.0),
+        gc_cpu_over_limit=sum(1 for p in pauses if p[-1] > SLOW_CALLBACK),
+        gc_slowest_cpu_ms=max((p[-1] * 1000 for p in pauses), default=0.0),
+        gc_tracked=max((h.get("tracked", 0) for h in heaps), default=0),
+        full_collection_ms=max((h.get("full_collection_ms", 0.0) for h in heaps), default=0.0),
+        rate_limit_buckets=max((h.get("rate_limit_buckets", 0) for h in heaps), default=0),
+        pictures_drawn=drawn,
+        others_cpu_ms_per_move={k: v * 1000 / total for k, v in others_cpu.items()},
+        deployment=deployment.label,
+        processes=deployment.processes,
         **answers,
     )
+
+
+async def opening_drained(fake: FakeDiscord, bots: list[Bot], limit: float = 600) -> None:
+    """Wait until the bots have shown what opening the tables queued (the DM panels go by the
+    rate-limited channel routes, Discord's 50 requests/s for the whole bot, until each player
+    has clicked in their DMs): the moves are then timed from a steady start, not behind a
+    backlog of thousands of panels."""
+    began = time.monotonic()
+    while time.monotonic() - began < limit:
+        counts = [await ask(b, signal.SIGUSR2, "COUNTS ") for b in bots]
+        if not any((c or {}).get("redraws_busy") for c in counts):
+            break
+        await asyncio.sleep(1.0)
+    await fake.settle(quiet=0.3, timeout=600)
+    print(f"  the tables' opening shown {time.monotonic() - began:.0f} s after it was answered")
+
+
+async def ask(bot: Bot, sig: int, prefix: str) -> dict[str, Any] | None:
+    """Signal the bot (SIGUSR1: its figures; SIGUSR2: its counts) and wait for the line it
+    prints: figures taken while it runs, so a bot slow to stop, or killed, loses none."""
+    if bot.process.poll() is not None:
+        return None
+    seen = sum(1 for line in bot.lines() if line.startswith(prefix))
+    bot.process.send_signal(sig)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and bot.process.poll() is None:
+        found = [line for line in bot.lines() if line.startswith(prefix)]
+        if len(found) > seen:
+            answer: dict[str, Any] = json.loads(found[-1][len(prefix) :])
+            return answer
+        await asyncio.sleep(0.1)
+    return None
+
+
+def exit_figures(stderr: Sequence[str]) -> dict[str, Any]:
+    """The figures from the lines the bot prints at exit (when it did not answer SIGUSR1)."""
+    found: dict[str, Any] = {"slow": [], "gc_pauses": []}
+    for line in stderr:
+        if line.startswith("SLOW "):
+            found["slow"] = json.loads(line[5:])
+        if line.startswith("GCPAUSES "):
+            found["gc_pauses"] = json.loads(line[9:])
+    return found
 
 
 def first_answers(fake: FakeDiscord) -> dict[str, int]:
@@ -557,7 +880,8 @@ def show(result: Result) -> None:
         f"{result.cpu_ms_per_move:.2f} ms/move ({result.loop_cpu_ms_per_move:.2f} on the loop's "
         f"thread) + {result.workers_cpu_ms_per_move:.2f} in its worker processes; requests per "
         f"move {result.exempt_per_move:.2f} "
-        f"exempt + {result.limited_per_move:.2f} rate-limited; bot RSS {result.rss_mb:.0f} MB"
+        f"exempt + {result.limited_per_move:.2f} rate-limited; bot RSS {result.rss_mb:.0f} MB; "
+        f"load average {result.load[0]:.1f} -> {result.load[1]:.1f}"
         + (f"; {result.unanswered} clicks NOT answered within 3 s" if result.unanswered else "")
         + (
             f"; {result.stalled} tables STALLED (their next position not shown within 30 s)"
@@ -573,8 +897,11 @@ def show(result: Result) -> None:
     limit = f"{SLOW_CALLBACK * 1000:.0f} ms"
     print(
         f"  garbage collections during the moves: {result.gc_pauses_over_limit} over {limit}, "
-        f"the longest {result.gc_slowest_ms:.1f} ms"
+        f"the longest {result.gc_slowest_ms:.1f} ms; in the collector's CPU time "
+        f"{result.gc_cpu_over_limit} over {limit}, the longest {result.gc_slowest_cpu_ms:.1f} ms"
     )
+    for name, ms in result.others_cpu_ms_per_move.items():
+        print(f"  {name}: {ms:.2f} ms CPU per move")
     if result.slow_callbacks is not None:
         slowest = f"{result.slowest_ms:.1f} ms" if result.slowest_ms is not None else "none"
         print(
@@ -582,6 +909,22 @@ def show(result: Result) -> None:
             f"while the moves were played, slowest {slowest}; {result.slow_outside} more at "
             "start-up and while the tables were opened"
         )
+
+
+def as_json(result: Result) -> dict[str, Any]:
+    return {
+        **result.__dict__,
+        "moves_per_second": result.moves_per_second,
+        "share_within_limit": result.share_within_limit,
+        "share_within_budget": result.share_within_budget,
+    }
+
+
+def report(result: Result) -> None:
+    """Print a run's figures, then one line of JSON (``SIZE {...}``) at once: a later size
+    that fails or runs out of time loses nothing of this one (``benchmarks/all.py``)."""
+    show(result)
+    print("SIZE " + json.dumps(as_json(result)), flush=True)
 
 
 def ints(text: str) -> list[int]:
@@ -605,6 +948,15 @@ def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="clicks/s of the debug-mode run (debug mode halves what the bot carries: offered "
         "more, it falls behind and measures its backlog, not its callbacks)",
     )
+    parser.add_argument(
+        "--debug-moves", type=int, help="moves per table of the debug-mode run (the last size's)"
+    )
+    parser.add_argument(
+        "--bot-root",
+        type=Path,
+        help="run the bot from this checkout (e.g. an export of main, for a before/after pair); "
+        "the fake Discord and the players stay this one's",
+    )
     return parser.parse_args(argv)
 
 
@@ -612,27 +964,23 @@ async def amain(args: argparse.Namespace) -> list[Result]:
     results = []
     for size, moves, rate in zip(args.sizes, args.moves, args.rates, strict=True):
         result = await run_size(size, moves, rate, debug_loop=False)
-        show(result)
+        report(result)
         results.append(result)
     if args.debug_loop:
-        result = await run_size(args.sizes[-1], args.moves[-1], args.debug_rate, debug_loop=True)
-        show(result)
+        moves = args.debug_moves or args.moves[-1]
+        result = await run_size(args.sizes[-1], moves, args.debug_rate, debug_loop=True)
+        report(result)
         results.append(result)
     return results
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    results = asyncio.run(amain(arguments(argv)))
-    rows: list[dict[str, Any]] = [
-        {
-            **r.__dict__,
-            "moves_per_second": r.moves_per_second,
-            "share_within_limit": r.share_within_limit,
-            "share_within_budget": r.share_within_budget,
-        }
-        for r in results
-    ]
-    print("RESULT " + json.dumps(rows))
+    args = arguments(argv)
+    if args.bot_root is not None:
+        os.environ["TABLE_LOAD_BOT_ROOT"] = str(args.bot_root.resolve())
+        print(f"the bot from {args.bot_root.resolve()}", flush=True)
+    results = asyncio.run(amain(args))
+    print("RESULT " + json.dumps([as_json(r) for r in results]))
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ class DeadlineResponse(InteractionResponse[Any]):
     ``send_message`` and ``edit_message`` are carried out through the interaction's webhook
     and :meth:`is_done` still tells the flow whether *it* has answered."""
 
-    __slots__ = ("_answered", "_counted", "_deferred", "_lock", "_private")
+    __slots__ = ("_answered", "_counted", "_deferred", "_lock", "_private", "_released")
 
     def __init__(
         self, parent: discord.Interaction[Any], *, private: bool, counted: Callable[[str], None]
@@ -62,6 +62,7 @@ class DeadlineResponse(InteractionResponse[Any]):
         self._answered = False  # the flow answered (or deferred itself)
         self._private = private
         self._counted = counted  # told of the first answer: "answered" (the flow's), "deferred"
+        self._released = False  # the flow is over (see release)
 
     @classmethod
     def install(
@@ -93,13 +94,24 @@ class DeadlineResponse(InteractionResponse[Any]):
         """Whether Discord has had a first answer, from the flow or the guard."""
         return self._response_type is not None
 
+    def release(self) -> None:
+        """The flow and its error path are over: let go of the interaction. discord.py's
+        response and its interaction refer to each other (``interaction.response._parent``), so
+        without this every click's interaction, with its parsed message, waited for a garbage
+        collection to be freed, and full collections walked thousands of them under load; now
+        reference counting frees them when the flow ends. What the response says
+        (:meth:`is_done`, :attr:`acknowledged`) stays; it can no longer answer."""
+        if not self._lock.locked():  # a deferral under way still needs the interaction
+            self._released = True
+            self._parent = None  # type: ignore[assignment]
+
     async def defer_late(self) -> bool:
-        """Send the deferred response, unless the flow has answered or is answering now.
-        Returns whether it was sent."""
-        if self.acknowledged or self._lock.locked():
+        """Send the deferred response, unless the flow has answered or is answering now (or is
+        over). Returns whether it was sent."""
+        if self.acknowledged or self._lock.locked() or self._released:
             return False
         async with self._lock:
-            if self.acknowledged:
+            if self.acknowledged or self._released:
                 return False
             parent = self._parent
             command = parent.type is discord.InteractionType.application_command
@@ -161,6 +173,8 @@ class DeadlineResponse(InteractionResponse[Any]):
             return opened
 
     def _claim(self) -> None:
+        if self._released:
+            raise RuntimeError("the interaction's flow is over: it can no longer be answered")
         if self._answered:
             raise discord.InteractionResponded(self._parent)
 

@@ -22,8 +22,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import discord
 import orjson
@@ -64,16 +63,18 @@ def fingerprint(kwargs: dict[str, Any], image: tuple[str, bytes] | None) -> str:
 ORIGINAL = cast(int, "@original")
 
 
-@dataclass(frozen=True)
-class Handle:
+class Handle(NamedTuple):
     """An interaction's webhook and the message it reaches there: the original response (a
     clicked message is the original of the click) or one of its follow-ups.
 
-    Only the webhook (``interaction.followup``: the application id and the token) is kept, not
-    the interaction: a kept interaction holds its whole parsed message, and thousands of them
-    made every full garbage collection pause the bot for tens of milliseconds."""
+    Only the webhook's application id and token are kept, not the interaction nor a
+    ``discord.Webhook``: a kept interaction holds its whole parsed message, and thousands of
+    kept objects made every full garbage collection pause the bot for tens of milliseconds.
+    :class:`Delivery` keeps each handle as a plain tuple (:meth:`kept`), which the collector
+    stops tracking (numbers and text only), and makes the webhook when it is used."""
 
-    webhook: discord.Webhook
+    application_id: int
+    token: str
     target: int  # the follow-up's id, or ORIGINAL
     channel_id: int | None
     until: float
@@ -84,15 +85,26 @@ class Handle:
     ) -> Handle:
         age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
         until = now + lifetime - max(age, 0.0)
-        return cls(interaction.followup, target, interaction.channel_id, until)
+        return cls(
+            interaction.application_id, interaction.token, target, interaction.channel_id, until
+        )
+
+    def kept(self) -> tuple[int, str, int, int | None, float]:
+        """As kept: a plain tuple (a named tuple is not one, and stays tracked)."""
+        return tuple.__new__(tuple, self)
+
+
+Kept = tuple[int, str, int, int | None, float]  # a Handle as Delivery keeps it
 
 
 class Delivery:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self._shown: OrderedDict[int, str] = OrderedDict()
-        self._handles: OrderedDict[int, Handle] = OrderedDict()
-        self._in_dms: OrderedDict[int, Handle] = OrderedDict()  # by user: their latest DM click
+        self._handles: OrderedDict[int, Kept] = OrderedDict()
+        self._in_dms: OrderedDict[int, Kept] = OrderedDict()  # by user: their latest DM click
+        #: discord.py's connection state, which an interaction webhook is made with.
+        self._state: Any = None
         #: Requests sent, by kind, for the benchmarks: edits and deletes through a webhook
         #: (exempt) and through the channel route (rate-limited), and edits not sent at all.
         self.counts = {"webhook": 0, "route": 0, "unchanged": 0, "replaced": 0}
@@ -123,17 +135,20 @@ class Delivery:
         """Remember that ``interaction``'s webhook reaches ``message_id`` (its original
         response, or the follow-up ``followup_id``)."""
         target = ORIGINAL if followup_id is None else followup_id
+        self._state = interaction._state
         self._keep(message_id, Handle.of(interaction, target, TOKEN_LIFETIME, self.clock()))
 
     def _keep(self, message_id: int, handle: Handle) -> None:
-        self._handles[message_id] = handle
+        self._handles[message_id] = handle.kept()
         self._handles.move_to_end(message_id)
         if len(self._handles) > MAX_HANDLES:
             self._handles.popitem(last=False)
 
     def clicked_in_dms(self, user_id: int, interaction: discord.Interaction[Any]) -> None:
         """``user_id`` clicked in their DMs: the click's follow-ups can post there for a while."""
-        self._in_dms[user_id] = Handle.of(interaction, ORIGINAL, TOKEN_LIFETIME, self.clock())
+        self._state = interaction._state
+        handle = Handle.of(interaction, ORIGINAL, TOKEN_LIFETIME, self.clock())
+        self._in_dms[user_id] = handle.kept()
         self._in_dms.move_to_end(user_id)
         if len(self._in_dms) > MAX_HANDLES:
             self._in_dms.popitem(last=False)
@@ -142,28 +157,38 @@ class Delivery:
         """Post a new message in ``user_id``'s DMs as the follow-up of their latest click there
         (exempt from the rate limit): ``(channel id, message id)``, or ``None`` when no click of
         theirs is recent enough (or its webhook refused), for the caller to use the route."""
-        handle = self._in_dms.get(user_id)
-        if handle is None:
+        kept = self._in_dms.get(user_id)
+        if kept is None:
             return None
+        handle = Handle(*kept)
         if handle.until <= self.clock() or handle.channel_id is None:
             del self._in_dms[user_id]
             return None
         try:
-            message = await handle.webhook.send(**kwargs, wait=True)
+            message = await self.webhook(handle).send(**kwargs, wait=True)
         except discord.HTTPException as exc:
             log.debug("DM follow-up for %s failed (%s); using the route", user_id, exc)
             self._in_dms.pop(user_id, None)
             return None
         self.counts["webhook"] += 1
-        self._keep(message.id, replace(handle, target=message.id))
+        self._keep(message.id, handle._replace(target=message.id))
         return handle.channel_id, message.id
 
     def _handle(self, message_id: int) -> Handle | None:
-        handle = self._handles.get(message_id)
-        if handle is not None and handle.until <= self.clock():
+        kept = self._handles.get(message_id)
+        if kept is None:
+            return None
+        handle = Handle(*kept)
+        if handle.until <= self.clock():
             del self._handles[message_id]
             return None
         return handle
+
+    def webhook(self, handle: Handle) -> discord.Webhook:
+        """The interaction webhook of ``handle``, made as discord.py's ``Interaction.followup``
+        makes it (with the HTTP session of now)."""
+        data: Any = {"id": handle.application_id, "type": 3, "token": handle.token}
+        return discord.Webhook.from_state(data=data, state=self._state)
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -215,7 +240,7 @@ class Delivery:
         handle = self._handle(message.id)
         if handle is not None:
             try:
-                await handle.webhook.edit_message(handle.target, **kwargs)
+                await self.webhook(handle).edit_message(handle.target, **kwargs)
             except discord.HTTPException as exc:
                 # An expired or unknown token (or a message gone): the route decides.
                 log.debug("webhook edit of %s failed (%s); using the route", message.id, exc)
@@ -236,7 +261,7 @@ class Delivery:
         self.forget(message.id)
         if handle is not None:
             try:
-                await handle.webhook.delete_message(handle.target)
+                await self.webhook(handle).delete_message(handle.target)
             except discord.HTTPException as exc:
                 log.debug("webhook delete of %s failed (%s); using the route", message.id, exc)
             else:

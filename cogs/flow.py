@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
 
-from cogs.deadline import Deadline
+from cogs.deadline import Deadline, DeadlineResponse
 from cogs.delivery import fingerprint
 from engine.rules import RuleError
 from storage import StorageUnavailable, Store, TableError, TableRecord, computers
@@ -389,6 +389,7 @@ class Guard:
         is logged with its traceback and the user gets a one-line apology. A flow too slow to
         answer in time is deferred meanwhile (see :mod:`cogs.deadline`; ``private``: a command
         whose answer is ephemeral)."""
+        outer = not isinstance(interaction.response, DeadlineResponse)  # not a flow in a flow
         try:
             async with self.deadline.guard(interaction, private=private):
                 await flow()
@@ -405,6 +406,10 @@ class Guard:
                 _interaction_name(interaction),
             )
             await self.refuse(interaction, APOLOGY)
+        finally:
+            response = interaction.response
+            if outer and isinstance(response, DeadlineResponse):
+                response.release()  # freed by reference counting, not by the collector
 
     async def after_commit(
         self,

@@ -28,7 +28,6 @@ from collections.abc import Mapping
 
 from engine.declaration import About, Daily
 from engine.kurth_city import (
-    _INDEX,
     ARMORY,
     BARRACKS,
     CARDS,
@@ -58,7 +57,7 @@ from engine.kurth_city import (
     spirit_loss,
 )
 from engine.kurth_moves import _legal, _refusal, _same
-from engine.kurth_turns import _attack, _cast, _copy, _end_turn, _finish, _move, _special, _upkeep
+from engine.kurth_turns import _copy, _finish, _upkeep, step
 from engine.rules import (
     JSON,
     Action,
@@ -288,20 +287,7 @@ class Kurth(StoredTurn):
             raise RuleError("That is not a move in Siege at Kurth.")
         if not any(_same(action, listed) for listed in _legal(state)):
             raise RuleError(_refusal(state, action))
-        new = _copy(state)
-        events: list[Event] = []
-        kind = action["type"]
-        if kind == "move":
-            _move(new, _INDEX[action["to"]], events)
-        elif kind == "attack":
-            _attack(new, rng, events)
-        elif kind == "end_turn":
-            _end_turn(new, rng, events)
-        elif kind == "special":
-            _special(new, action["name"], events)
-        else:
-            _cast(new, action, rng, events)
-        return new, events
+        return step(state, action, rng)
 
     def resign(self, state: State, seat: int) -> tuple[State, list[Event]]:
         check_seat(seat)

@@ -271,3 +271,22 @@ def _finish(state: State, result: Result, events: list[Event]) -> None:
     state["phase"] = "over"
     state["to_act"] = None
     events.append({"type": "game_ended", **result.to_json()})
+
+
+def step(state: State, action: Mapping[str, Any], rng: random.Random) -> tuple[State, list[Event]]:
+    """The next state and its events for an action already known to be legal: ``apply`` after
+    its checks, and the computer's playouts, which only play actions from the legal list."""
+    new = _copy(state)
+    events: list[Event] = []
+    kind = action["type"]
+    if kind == "move":
+        _move(new, _INDEX[action["to"]], events)
+    elif kind == "attack":
+        _attack(new, rng, events)
+    elif kind == "end_turn":
+        _end_turn(new, rng, events)
+    elif kind == "special":
+        _special(new, action["name"], events)
+    else:
+        _cast(new, action, rng, events)
+    return new, events

@@ -7,10 +7,14 @@ of input or ``q`` leaving cleanly with status 0.
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import engine
 
@@ -132,3 +136,29 @@ def test_choices_read_as_the_panel_offers_them() -> None:
     kurth = play("kurth", "--seed", "9", stdin="1\n" * 20 + "q\n")
     assert kurth.returncode == 0, kurth.stderr
     assert "button" not in kurth.stdout.lower() and "`" not in kurth.stdout
+
+
+def test_the_hint_in_the_terminal_thinks_under_the_bots_cap(monkeypatch: Any) -> None:
+    """The terminal's hint gets the same time cap as a computer's move (the bot's
+    ``ai.THINKING_SECONDS``): a deadline that is not up at first."""
+    from engine import ai
+    from siegehall import terminal
+
+    asked: list[dict[str, Any]] = []
+    real_hint = ai.hint
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs)
+        return real_hint(*args, **kwargs)
+
+    monkeypatch.setattr(ai, "hint", spy)
+    game = engine.GAMES["kurth"]
+    answers = iter(["h", "q"])
+    table = terminal.Terminal(
+        game, [terminal.Seat("Player", None)], 9, {}, io.StringIO(), lambda _: next(answers)
+    )
+    with pytest.raises(terminal.Quit):
+        table.play()
+    assert len(asked) == 1
+    deadline = asked[0]["deadline"]
+    assert callable(deadline) and deadline() is False

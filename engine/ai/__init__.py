@@ -137,7 +137,9 @@ def choose(
     anchor = None
     if level in computer.anchored and isinstance(model, Anchored):
         anchor = model.anchor(rng)
-    return ismcts(model, seat, iterations, rng, deadline=deadline, anchor=anchor)
+    return ismcts(
+        model, seat, iterations, rng, deadline=deadline, anchor=anchor, guided=computer.guided
+    )
 
 
 def easy_action(model: Model, seat: int, rng: random.Random) -> Action:

@@ -46,7 +46,9 @@ class Computer:
     ``budgets`` are the search iterations per level (plies for a search of its own); a level
     with no budget plays the model's playout policy (:func:`engine.ai.easy_action`).
     ``anchored`` are the levels whose search keeps the model's rule-of-thumb move
-    (``model.anchor(rng)``) unless it finds one clearly better (Castles' dice).
+    (``model.anchor(rng)``) unless it finds one clearly better (Castles' dice). ``guided``:
+    the search widens a node one reply at a time, the playout policy's first
+    (:func:`engine.ai.search.ismcts`).
     """
 
     budgets: Mapping[str, int]
@@ -55,6 +57,7 @@ class Computer:
     legal_from_view: LegalFromView | None = None
     reason: Reason | None = None
     anchored: frozenset[str] = field(default_factory=frozenset)
+    guided: bool = False
 
     def __post_init__(self) -> None:
         if (self.model is None) == (self.search is None):

@@ -42,6 +42,14 @@ from engine.rules import Action, Game, State
 KING_WEIGHT = 0.0
 #: How often a sample moves the searching seat's own King to a random face-down column.
 MIXING = 0.75
+#: How often the other seat, in the playouts, goes for this seat's face-down column nearest to
+#: falling (else for where it guesses the King): not knowing where the King is, an attacker
+#: finishes the column it has started on.
+FOCUS = 0.85
+#: The share of the most endangered face-down column in a seat's danger (the rest is the mean
+#: over its face-down columns): a column an attack can bring down next turn matters more than
+#: the average says, whichever castle card it hides.
+NEAREST = 0.5
 
 
 class KingModel(EngineRules):
@@ -79,10 +87,11 @@ class KingModel(EngineRules):
         if seat == self.seat:
             target = state["castles"][1 - seat].index(KING)
         else:
-            # The other seat does not know where this seat's King is: it guesses as we do, or
-            # (half the time) goes for the face-down column nearest to falling.
+            # The other seat does not know where this seat's King is: it mostly (FOCUS) goes
+            # for the face-down column nearest to falling, else for where it guesses the King.
             public = _public_columns(state, 1 - seat)
-            target = _guess_king(public, rng) if rng.random() < 0.5 else _weakest(state, 1 - seat)
+            focused = rng.random() < FOCUS
+            target = _weakest(state, 1 - seat) if focused else _guess_king(public, rng)
         return greedy_action(state, seat, legal, target, rng)
 
     def evaluate(self, state: State) -> Sequence[float]:
@@ -252,13 +261,15 @@ def evaluate(state: State, me: int) -> list[float]:
     the lower it is), then the open columns left to hide behind. The searching seat knows both
     Kings of the sampled state; the other seat is scored as it can judge, not knowing where our
     King is (its danger is averaged over our face-down columns), so that the search does not
-    credit it with knowledge it lacks."""
+    credit it with knowledge it lacks. That danger weighs the column nearest to falling by
+    :data:`NEAREST` on top of the mean, since the next attack goes there."""
     other = 1 - me
     opens = sum(state["open"][me]) - sum(state["open"][other])
     theirs = _safety(state, other, state["castles"][other].index(KING))
     king = state["castles"][me].index(KING)
     hidden = [i for i in range(3) if not state["revealed"][me][i]] or [king]
-    guessed = sum(_safety(state, me, i) for i in hidden) / len(hidden)
+    dangers = [_safety(state, me, i) for i in hidden]
+    guessed = (1 - NEAREST) * sum(dangers) / len(dangers) + NEAREST * max(dangers)
     mine = _safety(state, me, king)
     if king in hidden:
         mine = KING_WEIGHT * mine + (1 - KING_WEIGHT) * guessed
@@ -328,6 +339,7 @@ _VALUES = {code: card_value(code) or 0 for code in set(deck(True))}
 
 # Search iterations per level (hard stays under a second a move; docs/computer.md).
 COMPUTER = Computer(
-    budgets={"normal": 40, "hard": 220},
+    budgets={"normal": 100, "hard": 400},
     model=lambda view, seat, options, level: KingModel(view, seat, options),
+    guided=True,
 )

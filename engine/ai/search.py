@@ -107,12 +107,19 @@ def ismcts(
     deadline: Deadline | None = None,
     anchor: Action | None = None,
     margin: float = 0.03,
+    guided: bool = False,
 ) -> Action:
     """The most visited root action after ``iterations`` iterations (or until ``deadline()``).
 
     With an ``anchor`` (a heuristic's choice), the search overrules it only for an action whose
     mean reward beats the anchor's by ``margin``: in a game of dice, a few hundred noisy
-    playouts should not talk a good rule of thumb out of its move on a small difference."""
+    playouts should not talk a good rule of thumb out of its move on a small difference.
+
+    ``guided``: below the root, a node grows one child at a time as its visits grow (at most
+    1 + √visits children, progressive widening), first the playout policy's action (the reply
+    a player would likely make), then untried ones at random. Without it, a search of a few
+    hundred iterations tries each of a dozen replies once, and the one reply that hurts weighs
+    a twelfth: it does not see a threat one move ahead."""
     first = model.determinize(rng)
     candidates = model.root_actions(model.game.legal_actions(first, root_seat))
     if not candidates:
@@ -128,7 +135,7 @@ def ismcts(
             break
         if state is None:
             state = model.determinize(rng)
-        _iterate(model, root, state, allowed, rng, exploration)
+        _iterate(model, root, state, allowed, rng, exploration, guided)
         state = None
     best = max(
         sorted(root.children.items()),
@@ -149,6 +156,7 @@ def _iterate(
     allowed: set[str],
     rng: random.Random,
     exploration: float,
+    guided: bool = False,
 ) -> None:
     node = root
     path: list[Node] = []
@@ -166,13 +174,24 @@ def _iterate(
             child = node.children.get(k)
             if child is not None:
                 child.avail += 1
+        widen = guided and node is not root
+        if untried and widen and len(untried) < len(keyed):
+            # Progressive widening: one more reply only as the node's visits grow.
+            widen = len(keyed) - len(untried) < 1 + math.sqrt(node.visits)
+            if not widen:
+                untried = []
         if untried:
             key, action = untried[rng.randrange(len(untried))]
+            if widen:
+                preferred = model.rollout_action(state, seat, rng)
+                if action_key(preferred) in {k for k, _ in untried}:
+                    key, action = action_key(preferred), preferred
             child = Node(seat)
             node.children[key] = child
             expanded = True
         else:
-            key, action = _select(node, keyed, exploration)
+            tried = [(k, a) for k, a in keyed if k in node.children]
+            key, action = _select(node, tried, exploration)
             child = node.children[key]
         state = model.apply(state, seat, action, rng)
         path.append(child)

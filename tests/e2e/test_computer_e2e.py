@@ -121,8 +121,10 @@ async def test_kurth_asks_the_computer_for_a_hint(world: World) -> None:
     handle = await w.alice.click(message, "What would the computer do?")
     assert handle.ephemeral  # deferred ("thinking…") for Alice alone
     # The advice replaces the "thinking" answer once a worker process has thought (a second).
+    # The click's flow waits for that process, which may first have to start: on a busy
+    # machine that alone can take longer than the fake's usual 10 s wait for a flow to end.
     for _ in range(200):
-        await w.fake.settle()
+        await w.fake.settle(timeout=120)
         advice = handle.response_message
         if advice is not None and advice.content:
             break

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from engine.castles import GAME
+from engine.rules import loads
 from storage import StaleAction, Store, TableRecord
 from storage.playing import HOT_TABLES
 from storage.playing import apply_action as _act
@@ -123,3 +124,17 @@ async def test_the_memo_is_bounded(store: Store, monkeypatch: pytest.MonkeyPatch
     assert len(store._db.memo) == 3
     assert set(store._db.memo) == {("table", t.id) for t in tables[-3:]}
     assert HOT_TABLES > 3  # the real bound is larger than the test's
+
+
+async def test_the_memo_keeps_a_table_s_state_as_its_text(store: Store) -> None:
+    """Not decoded: a decoded state's lists and dicts would be walked by every full garbage
+    collection of the bot, a dozen or more per table in play."""
+    table = await move(store, await running_table(store))
+    memo = store._db.memo
+    if memo is None:  # PostgreSQL: each write is its own transaction, nothing is kept
+        assert str(store.path).startswith("postgresql")
+        return
+    record, text = memo[("table", table.id)]
+    assert record.state is None and record.version == table.version
+    assert loads(text, GAME) == table.state
+    assert (await move(store, table)).ply == table.ply + 1  # and the next move uses it

@@ -1,0 +1,117 @@
+"""discord.py's per-route rate-limit buckets, pruned when a minute goes by without their use.
+
+discord.py keeps one :class:`discord.http.Ratelimit` per route and channel (``HTTPClient._buckets``,
+keyed by Discord's bucket hash, or the route, and the channel, server or webhook), each with an
+``asyncio.Lock`` and a ``deque``; it drops them only once it holds 256 or more, and then only
+those unused for five minutes. A bot with a thousand tables in play holds thousands of them:
+in a load run of 1,000 tables they were half of what every full garbage collection walked, and
+the pauses of the event loop grew with them.
+
+:func:`prune_idle_buckets` drops the buckets unused for :data:`IDLE_SECONDS` that hold nothing
+back: no request out or waiting, no window still running (``expires`` in the future), none
+asleep on a 429. A dropped bucket's next request starts a fresh one, as its first request did:
+Discord's headers on that answer restore the limit (a new bucket lets one request through at a
+time until they do). ``HTTPClient._bucket_hashes`` (route to Discord's hash) has one entry per
+route, not per channel, and is left alone. :class:`BucketPruner` runs it every
+:data:`IDLE_SECONDS` on the bot's loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, MutableMapping
+from typing import Any
+
+log = logging.getLogger("siege.buckets")
+
+#: A bucket unused this long (seconds, the event loop's clock) is dropped.
+IDLE_SECONDS = 60.0
+
+
+def is_idle(bucket: Any, now: float, idle: float = IDLE_SECONDS) -> bool:
+    """Whether ``bucket`` (a ``discord.http.Ratelimit``) was last used ``idle`` seconds or more
+    before ``now`` and holds nothing back (no request out or waiting, no running window)."""
+    last = getattr(bucket, "_last_request", None)
+    if last is None or now - last < idle:
+        return False
+    if getattr(bucket, "outgoing", 0) or getattr(bucket, "_pending_requests", None):
+        return False
+    sleeping = getattr(bucket, "_sleeping", None)
+    if sleeping is not None and sleeping.locked():
+        return False
+    expires = getattr(bucket, "expires", None)
+    return expires is None or expires <= now
+
+
+def prune_idle_buckets(
+    buckets: MutableMapping[str, Any], now: float, idle: float = IDLE_SECONDS
+) -> int:
+    """Drop the idle buckets (see :func:`is_idle`) from ``buckets``; returns how many keys went.
+    (One bucket may sit under two keys, its route's and its Discord hash's: both go.)"""
+    gone = [key for key, bucket in buckets.items() if is_idle(bucket, now, idle)]
+    for key in gone:
+        del buckets[key]
+    return len(gone)
+
+
+class BucketPruner:
+    """Prunes ``client.http._buckets`` every ``every`` seconds on the running loop.
+
+    ``buckets`` gives the dict to prune (discord.py's, read again each time: the HTTP client is
+    made anew when the bot logs in again) and ``clock`` the time on the loop's clock."""
+
+    def __init__(
+        self,
+        buckets: Callable[[], MutableMapping[str, Any] | None],
+        clock: Callable[[], float],
+        every: float = IDLE_SECONDS,
+        idle: float = IDLE_SECONDS,
+    ) -> None:
+        self.buckets = buckets
+        self.clock = clock
+        self.every = every
+        self.idle = idle
+        self.pruned = 0  # bucket keys dropped since the start
+        self._task: asyncio.Task[None] | None = None
+
+    def prune(self) -> int:
+        """One pass now; how many keys were dropped."""
+        buckets = self.buckets()
+        if not buckets:
+            return 0
+        gone = prune_idle_buckets(buckets, self.clock(), self.idle)
+        self.pruned += gone
+        if gone:
+            log.debug("dropped %s idle rate-limit buckets, %s kept", gone, len(buckets))
+        return gone
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.every)
+            try:
+                self.prune()
+            except Exception:  # discord.py changed its insides: keep the bot, say so once
+                log.exception("could not prune discord.py's rate-limit buckets; no longer trying")
+                return
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+
+def http_buckets(client: Any) -> MutableMapping[str, Any] | None:
+    """discord.py's bucket dict of ``client`` (``None`` where this discord.py has none)."""
+    with contextlib.suppress(AttributeError):
+        buckets: MutableMapping[str, Any] = client.http._buckets
+        return buckets
+    return None
+
+
+__all__ = ["IDLE_SECONDS", "BucketPruner", "http_buckets", "is_idle", "prune_idle_buckets"]

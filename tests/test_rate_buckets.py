@@ -1,0 +1,70 @@
+"""discord.py's rate-limit buckets unused for a minute are dropped, the others kept
+(:mod:`runtime.rate_buckets`). The clock is injected: the buckets' last use is set by hand."""
+
+from __future__ import annotations
+
+import asyncio
+
+import discord.http
+
+from runtime.rate_buckets import IDLE_SECONDS, BucketPruner, http_buckets, prune_idle_buckets
+
+NOW = 10_000.0  # the event loop's clock, as the test has it
+
+
+def bucket(last_used: float) -> discord.http.Ratelimit:
+    made = discord.http.Ratelimit(None)
+    made._last_request = last_used
+    return made
+
+
+async def test_buckets_unused_for_a_minute_are_dropped_and_used_ones_kept() -> None:
+    buckets = {
+        "idle": bucket(NOW - IDLE_SECONDS - 1),
+        "just idle": bucket(NOW - IDLE_SECONDS),
+        "used a second ago": bucket(NOW - 1),
+        "used 59 s ago": bucket(NOW - IDLE_SECONDS + 1),
+    }
+    assert prune_idle_buckets(buckets, NOW) == 2
+    assert sorted(buckets) == ["used 59 s ago", "used a second ago"]
+
+
+async def test_an_idle_bucket_that_still_holds_requests_back_is_kept() -> None:
+    out = bucket(NOW - 600)
+    out.outgoing = 1  # a request sent, not answered yet
+    waiting = bucket(NOW - 600)
+    waiting._pending_requests.append(asyncio.get_running_loop().create_future())
+    window = bucket(NOW - 600)
+    window.remaining, window.expires = 0, NOW + 5  # Discord's window still runs
+    over = bucket(NOW - 600)
+    over.remaining, over.expires = 0, NOW - 5  # the window is over: nothing to remember
+    buckets = {"out": out, "waiting": waiting, "window": window, "over": over}
+    assert prune_idle_buckets(buckets, NOW) == 1
+    assert sorted(buckets) == ["out", "waiting", "window"]
+
+
+async def test_a_bucket_under_two_keys_goes_from_both() -> None:
+    shared = bucket(NOW - 120)
+    buckets = {"POST /channels/{channel_id}/messages:1": shared, "abc123:1": shared}
+    assert prune_idle_buckets(buckets, NOW) == 2
+    assert buckets == {}
+
+
+async def test_the_pruner_prunes_discord_py_s_own_buckets_by_its_clock() -> None:
+    http = discord.http.HTTPClient(asyncio.get_running_loop())
+    first = http.get_ratelimit("POST /channels/{channel_id}/messages:1")
+    http.get_ratelimit("POST /channels/{channel_id}/messages:2")
+    first._last_request -= 2 * IDLE_SECONDS
+    now = [asyncio.get_running_loop().time()]
+    client = type("Client", (), {"http": http})()
+    pruner = BucketPruner(lambda: http_buckets(client), lambda: now[0])
+    assert pruner.prune() == 1
+    assert list(http._buckets) == ["POST /channels/{channel_id}/messages:2"]
+    now[0] += IDLE_SECONDS
+    assert pruner.prune() == 1
+    assert http._buckets == {} and pruner.pruned == 2
+
+
+async def test_no_buckets_to_prune() -> None:
+    pruner = BucketPruner(lambda: http_buckets(object()), lambda: NOW)
+    assert pruner.prune() == 0
