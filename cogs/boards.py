@@ -22,6 +22,7 @@ from cogs import fairness
 from cogs.flow import Guarding
 from cogs.replays import REPLAY_ITEMS, ReplayParts, Replays, ReplayStep, finished_table
 from engine import get_game
+from engine.rules import ABANDONED
 from engine.verify import verify
 from presentation import playable_games
 from presentation.base import OVER_COLOUR, count, fit_alt
@@ -290,7 +291,9 @@ class Boards:
             get_game(game.game).title,
             f"**{verdict}** vs {others}",
             count(game.plies, "move"),
-            HOW_IT_ENDED.get(game.ending or "", game.reason.replace("_", " ")),
+            "a claimed draw: abandoned"
+            if game.reason == ABANDONED
+            else HOW_IT_ENDED.get(game.ending or "", game.reason.replace("_", " ")),
         ]
         if game.rating_change is not None:
             bits.append(signed(game.rating_change))

@@ -6,7 +6,9 @@ command **offers** the others to cancel, and the game closes unrated when they a
 computer declines at once). A moderator who is not playing cancels a running game after an
 ephemeral confirmation; the table says who did it. In a game without a clock, once the seat to
 act has been away three days (:data:`storage.clock.CLAIM_AFTER`), the others may **claim** it (a
-button on the table, or ``/siege claim``): the absent seat forfeits, rated as a forfeit. The
+button on the table, or ``/siege claim``): the absent seat forfeits, rated as a forfeit (or,
+in a game whose rules have drawn results, they claim a draw: Claim a draw, or ``/siege claim
+draw:True``; rated as a draw). The
 sweeper tells them when a game becomes claimable. Each ending is recorded (see
 :mod:`storage.endings`) and told by :mod:`presentation.endings`.
 """
@@ -247,20 +249,27 @@ class Closing:
 
     # -- claims ----------------------------------------------------------------------------------
 
-    async def claim_in_channel(self, interaction: discord.Interaction[Any]) -> None:
-        """``/siege claim``: claim this channel's game."""
+    async def claim_in_channel(
+        self, interaction: discord.Interaction[Any], draw: bool = False
+    ) -> None:
+        """``/siege claim``: claim this channel's game (with ``draw``, a draw)."""
         assert interaction.channel_id is not None
         table = await self.store.open_table_in(interaction.channel_id)
         if table is None or table.status != "running":
             raise TableError("There is no game being played in this channel.")
-        await self._claim(interaction, table.id)
+        await self._claim(interaction, table.id, draw)
 
     async def on_claim(self, interaction: discord.Interaction[Any], tid: int) -> None:
         await self.guard.guarded(interaction, lambda: self._claim(interaction, tid))
 
-    async def _claim(self, interaction: discord.Interaction[Any], tid: int) -> None:
+    async def on_claim_draw(self, interaction: discord.Interaction[Any], tid: int) -> None:
+        await self.guard.guarded(interaction, lambda: self._claim(interaction, tid, True))
+
+    async def _claim(
+        self, interaction: discord.Interaction[Any], tid: int, draw: bool = False
+    ) -> None:
         try:
-            table, _, absent = await self.store.claim(tid, interaction.user.id)
+            table, _, absent = await self.store.claim(tid, interaction.user.id, draw)
         except ClaimTooEarly as exc:
             raise TableError(
                 f"Not yet: the player to move may take {days(clock.CLAIM_AFTER)} over a move in "
@@ -270,9 +279,13 @@ class Closing:
         user = interaction.user.id
 
         async def follow_up() -> None:
+            gone = f"{mention(absent)} had not moved for {days(clock.CLAIM_AFTER)}"
             await interaction.response.send_message(
-                f"🏚️ {mention(user)} claimed table #{tid} ({table.engine.title}): "
-                f"{mention(absent)} had not moved for {days(clock.CLAIM_AFTER)} and forfeits.",
+                f"🤝 {mention(user)} claimed a draw at table #{tid} ({table.engine.title}): "
+                f"{gone}, so the game ends drawn."
+                if draw
+                else f"🏚️ {mention(user)} claimed table #{tid} ({table.engine.title}): "
+                f"{gone} and forfeits.",
                 allowed_mentions=USER_MENTIONS,
             )
             await self.redraw.redraw_after(table, absent)
@@ -302,7 +315,12 @@ class Closing:
             f"🏚️ {' '.join(mention(uid) for uid in dict.fromkeys(others))}: {mention(absent)} has "
             f"not moved at table #{table.id} ({table.engine.title}) for "
             f"{days(clock.CLAIM_AFTER)}. You may claim the game (the table's Claim button, or "
-            "/siege claim there): they forfeit, as if they had resigned.",
+            "/siege claim there): they forfeit, as if they had resigned."
+            + (
+                " Or claim a draw (the table's Claim a draw button, or /siege claim draw:True)."
+                if table.engine.about.draws
+                else ""
+            ),
         )
         await self.redraw.redraw_after(table, None)
 

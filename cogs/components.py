@@ -226,7 +226,7 @@ class BackToPanel(
 
 class TableButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sh:(?P<op>hand|resign|resignok|rematch|hint|claim|cancelok):(?P<tid>[0-9]{1,18})",
+    template=r"sh:(?P<op>hand|resign|resignok|rematch|hint|claim|claimdraw|cancelok):(?P<tid>[0-9]{1,18})",
 ):
     LABELS: ClassVar[dict[str, tuple[Any, ...]]] = {
         # Button emoji must be ones Discord knows (the playing-card block is not among them).
@@ -237,6 +237,7 @@ class TableButton(
         "rematch": ("Rematch", discord.ButtonStyle.success, "🔁"),
         "hint": ("What would the computer do?", discord.ButtonStyle.secondary, "💡"),
         "claim": ("Claim the win", discord.ButtonStyle.danger, "🏚️"),
+        "claimdraw": ("Claim a draw", discord.ButtonStyle.secondary, "🤝"),
         "cancelok": ("Yes, cancel the game", discord.ButtonStyle.danger, None),
     }
 
@@ -265,6 +266,7 @@ class TableButton(
             "rematch": hall.on_rematch,
             "hint": hall.on_hint,
             "claim": hall.on_claim,
+            "claimdraw": hall.on_claim_draw,
             "cancelok": hall.on_cancel_confirmed,
         }
         await handlers[self.op](interaction, self.tid)

@@ -72,7 +72,8 @@ def help_embed() -> discord.Embed:
         value=(
             "A table may have a clock (`time_control`): you get a reminder before time runs "
             "out, and a player who keeps missing turns forfeits. Without a clock, a game whose "
-            "player to move is gone 3 days can be claimed (`/siege claim`). `/siege cancel` "
+            "player to move is gone 3 days can be claimed (`/siege claim`; `draw:True` claims "
+            "a draw where the game has draws). `/siege cancel` "
             "aborts a game only before everyone has moved; after that it asks the others. "
             "`/siege settings` sets your time zone and quiet hours; `/siege vacation` pauses "
             "daily clocks."

@@ -110,6 +110,7 @@ class Hall:
         self.cancel_in_channel = closing.cancel_in_channel
         self.claim_in_channel = closing.claim_in_channel
         self.on_claim = closing.on_claim
+        self.on_claim_draw = closing.on_claim_draw
         self.on_cancel_confirmed = closing.on_cancel_confirmed
         self.repost_table = lobby.repost_table
         self.on_act = moves.on_act

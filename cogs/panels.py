@@ -187,6 +187,8 @@ class Panels:
                 claim_at = claimable_at(table)  # the player to move is long gone: claim it
                 if to_act != seat and claim_at and claim_at <= clock.stamp(self.store.now()):
                     extra.append(TableButton(table.id, "claim"))
+                    if table.engine.about.draws:
+                        extra.append(TableButton(table.id, "claimdraw"))
         url = jump_url(table)
         if for_dm and url:
             extra.append(discord.ui.Button(label="Open the table", url=url))

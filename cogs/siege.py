@@ -157,8 +157,9 @@ class Siege(commands.Cog):
         await self.hall.guarded(interaction, lambda: self.hall.cancel_in_channel(interaction))
 
     @siege.command(name="claim", description="Claim a game whose player to move is long gone.")
-    async def claim(self, interaction: discord.Interaction[Any]) -> None:
-        await self.hall.guarded(interaction, lambda: self.hall.claim_in_channel(interaction))
+    @app_commands.describe(draw="Claim a draw instead of the win (games that have drawn results).")
+    async def claim(self, interaction: discord.Interaction[Any], draw: bool = False) -> None:
+        await self.hall.guarded(interaction, lambda: self.hall.claim_in_channel(interaction, draw))
 
     @siege.command(name="table", description="Post this channel's table again at the bottom.")
     async def table(self, interaction: discord.Interaction[Any]) -> None:

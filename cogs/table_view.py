@@ -145,6 +145,8 @@ class TableView:
         claim_at = claimable_at(table)
         if claim_at is not None and claim_at <= clock.stamp(self.store.now()):
             items.append(TableButton(table.id, "claim"))
+            if table.engine.about.draws:
+                items.append(TableButton(table.id, "claimdraw"))
         whose = (  # a computer has nobody to tell: it is thinking
             f"{names[to_act]} is thinking"
             if computers.is_computer(table.seats[to_act])

@@ -15,6 +15,7 @@ from typing import Any
 from engine import cards
 from engine.declaration import COMPUTER_LEVELS, About
 from engine.rules import (
+    ABANDONED,
     JSON,
     Action,
     Event,
@@ -29,6 +30,7 @@ from engine.rules import (
     check_seats,
     check_turn,
     clone,
+    ending_drawn,
     field_of,
     is_whole,
     resolve_options,
@@ -88,6 +90,7 @@ class Castles(StoredTurn):
             "in hand or in your row).",
             "Otherwise **no automatic move**: laying and attacking are up to you.",
         ),
+        draws=True,
         rules="castles.md",
     )
     options: tuple[Option, ...] = (
@@ -303,6 +306,16 @@ class Castles(StoredTurn):
         new = clone(state)
         events: list[Event] = [{"type": "resigned", "seat": seat}]
         self._finish(new, Result((1 - seat,), "resigned", tuple(new["hits"])), events)
+        return new, events
+
+    def claim_draw(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        """``seat``, to move, abandoned the game and the other claimed a draw (the hall's
+        claim on a game without a clock): no winner."""
+        check_seat(seat)
+        ending_drawn(state, seat)
+        new = clone(state)
+        events: list[Event] = [{"type": ABANDONED, "seat": seat}]
+        self._finish(new, Result((), ABANDONED, tuple(new["hits"])), events)
         return new, events
 
     def safe_action(self, state: State, seat: int) -> Action | None:

@@ -38,7 +38,9 @@ class About:
     it would play. ``computer_levels`` are the levels a computer seat can play (empty: no
     computer seats). ``automatic_move`` says, one bullet a line, what the missed-turn ladder
     plays for an absent player (``Game.safe_action``), for ``docs/afk.md``. ``rules`` is the
-    rules page's file name under ``docs/rules/`` ("" for a game without one).
+    rules page's file name under ``docs/rules/`` ("" for a game without one). ``draws``: the
+    game's rules have drawn results, so when the player to move abandons a game without a
+    clock the others may claim a draw instead of the win (``Game.claim_draw``).
     """
 
     command: str
@@ -49,6 +51,7 @@ class About:
     computer_levels: tuple[str, ...] = ()
     automatic_move: tuple[str, ...] = field(default=())
     rules: str = ""
+    draws: bool = False
 
     def __post_init__(self) -> None:
         if not is_command_name(self.command):

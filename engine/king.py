@@ -60,6 +60,7 @@ from engine.king_cards import (
 from engine.king_plays import _check_phase, _legal_plays, _play, unplayable_reasons
 from engine.king_turns import _assassin_strikes, _choose_first, _deal, _finish, _run, _task
 from engine.rules import (
+    ABANDONED,
     JSON,
     Action,
     Event,
@@ -72,6 +73,7 @@ from engine.rules import (
     check_seats,
     check_turn,
     clone,
+    ending_drawn,
     field_of,
     resolve_options,
 )
@@ -137,6 +139,7 @@ class King(StoredTurn):
             "**Your ordinary turn: no automatic move**. Every play or discard uses up a card, so "
             "nothing is played for you, not even discarding the Artisan.",
         ),
+        draws=True,
         rules="king.md",
     )
     options: tuple[Option, ...] = (
@@ -291,6 +294,16 @@ class King(StoredTurn):
         new = clone(state)
         events: list[Event] = [{"type": "resigned", "seat": seat}]
         _finish(new, Result((1 - seat,), "resigned"), events)
+        return new, events
+
+    def claim_draw(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        """``seat``, to move, abandoned the game and the other claimed a draw (the hall's
+        claim on a game without a clock): no winner."""
+        check_seat(seat)
+        ending_drawn(state, seat)
+        new = clone(state)
+        events: list[Event] = [{"type": ABANDONED, "seat": seat}]
+        _finish(new, Result((), ABANDONED), events)
         return new, events
 
     def safe_action(self, state: State, seat: int) -> Action | None:

@@ -61,6 +61,7 @@ from engine.knights_moves import (
     square_kind,
 )
 from engine.rules import (
+    ABANDONED,
     JSON,
     Action,
     Event,
@@ -73,6 +74,7 @@ from engine.rules import (
     check_seat,
     check_seats,
     check_turn,
+    ending_drawn,
     resolve_options,
 )
 
@@ -138,6 +140,7 @@ class Knights(StoredTurn):
             "Otherwise **no automatic move**: placing the Commander and moving pieces are up to "
             "you.",
         ),
+        draws=True,
         rules="knights.md",
     )
     options: tuple[Option, ...] = ()
@@ -273,6 +276,16 @@ class Knights(StoredTurn):
         new = _copy(state)
         events: list[Event] = [{"type": "resigned", "seat": seat}]
         self._finish(new, Result((1 - seat,), "resigned"), events)
+        return new, events
+
+    def claim_draw(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        """``seat``, to move, abandoned the game and the other claimed a draw (the hall's
+        claim on a game without a clock): no winner."""
+        check_seat(seat)
+        ending_drawn(state, seat)
+        new = _copy(state)
+        events: list[Event] = [{"type": ABANDONED, "seat": seat}]
+        self._finish(new, Result((), ABANDONED), events)
         return new, events
 
     def safe_action(self, state: State, seat: int) -> Action | None:

@@ -121,6 +121,19 @@ class IntRange(Option):
         return value
 
 
+#: The reason of a game drawn because the player to move abandoned it (``Game.claim_draw``).
+ABANDONED = "abandoned"
+NO_DRAWS = "This game has no drawn result, so a draw cannot be claimed: claim the win instead."
+
+
+def ending_drawn(state: State, seat: int) -> None:
+    """Check that a claimed draw may end ``state`` now: it is running and ``seat`` is to move."""
+    if state["result"] is not None:
+        raise RuleError("The game is over.")
+    if state["to_act"] != seat:
+        raise RuleError("A draw is claimed when the player to move has abandoned the game.")
+
+
 class Game(Protocol):
     """The bundle every game module provides."""
 
@@ -149,6 +162,12 @@ class Game(Protocol):
     ) -> tuple[State, list[Event]]: ...
 
     def resign(self, state: State, seat: int) -> tuple[State, list[Event]]: ...
+
+    def claim_draw(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        """The game ends drawn (no winners, reason :data:`ABANDONED`) because ``seat``, the
+        seat to move, abandoned it and the others claimed a draw. Only a game whose ``about``
+        says ``draws`` allows it; the others refuse (:class:`RuleError`)."""
+        ...
 
     def view(self, state: State, seat: int | None) -> dict[str, JSON]: ...
 
@@ -182,6 +201,11 @@ class StoredTurn:
     def result(self, state: State) -> Result | None:
         data = state["result"]
         return None if data is None else Result.from_json(data)
+
+    def claim_draw(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        """Refused: a game has no drawn result until its ``about`` says ``draws`` and it ends
+        itself drawn here (see :class:`Game`)."""
+        raise RuleError(NO_DRAWS)
 
     def safe_action(self, state: State, seat: int) -> Action | None:
         """None: a game has no safe automatic move until it names one (see :class:`Game`)."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import chance, get_game
-from engine.rules import RuleError, SetupError, State
+from engine.rules import Game, RuleError, SetupError, State
 from engine.script import MalformedScript, parse, scheme_in
 
 #: How a game ended (``dealt.ending`` of an export), in words for the verdict.
@@ -98,8 +98,8 @@ def verify(script: Mapping[str, Any]) -> Verdict:
     ply = 0  # the stored log's count: resignations are logged moves too
     for n, entry in enumerate(actions, start=1):
         try:
-            for quitter in resignations.get(n - 1, []):
-                state, ply = chance.keep(state, game.resign(state, quitter)[0]), ply + 1
+            for quitter, drawn in resignations.get(n - 1, []):
+                state, ply = chance.keep(state, _quit(game, state, quitter, drawn)), ply + 1
         except RuleError as exc:
             verdict.failed(f"a resignation before move {n} is refused ({exc})")
             return verdict
@@ -122,8 +122,8 @@ def verify(script: Mapping[str, Any]) -> Verdict:
             )
             return verdict
     try:
-        for quitter in resignations.get(len(actions), []):
-            state = chance.keep(state, game.resign(state, quitter)[0])
+        for quitter, drawn in resignations.get(len(actions), []):
+            state = chance.keep(state, _quit(game, state, quitter, drawn))
     except RuleError as exc:
         verdict.failed(f"the closing resignation is refused ({exc})")
         return verdict
@@ -139,18 +139,27 @@ def verify(script: Mapping[str, Any]) -> Verdict:
     return verdict
 
 
-def _resignations(dealt: Mapping[str, Any]) -> dict[int, list[int]]:
-    """``dealt.resignations`` by position: the seats that resigned after n scripted actions."""
+def _quit(game: Game, state: State, seat: int, drawn: bool) -> State:
+    """The state after ``seat`` resigned (or forfeited), or abandoned it to a claimed draw."""
+    return (game.claim_draw if drawn else game.resign)(state, seat)[0]
+
+
+def _resignations(dealt: Mapping[str, Any]) -> dict[int, list[tuple[int, bool]]]:
+    """``dealt.resignations`` by position: the seats that resigned after n scripted actions, and
+    whether each ended the game in a claimed draw (``draw``) rather than a resignation."""
     given = dealt.get("resignations", [])
     if not isinstance(given, list):
         raise MalformedScript("'dealt' 'resignations' must be a list.")
-    found: dict[int, list[int]] = {}
+    found: dict[int, list[tuple[int, bool]]] = {}
     for entry in given:
         after = entry.get("after") if isinstance(entry, Mapping) else None
         seat = entry.get("seat") if isinstance(entry, Mapping) else None
         if not all(type(x) is int for x in (after, seat)):
             raise MalformedScript("Each resignation needs whole numbers 'after' and 'seat'.")
-        found.setdefault(int(after), []).append(int(seat))  # type: ignore[arg-type]
+        drawn = entry.get("draw", False)
+        if not isinstance(drawn, bool):
+            raise MalformedScript("A resignation's 'draw' must be true or false.")
+        found.setdefault(int(after), []).append((int(seat), drawn))  # type: ignore[arg-type]
     return found
 
 

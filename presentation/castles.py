@@ -30,7 +30,7 @@ from presentation.base import (
     since_block,
 )
 from presentation.castles_table import NAME_W, alt_text, render_table
-from presentation.endings import resigned_line
+from presentation.endings import DECIDED_DRAWN, DRAWN_ON_CLAIM, abandoned_line, resigned_line
 from presentation.knights_board import load_font
 from presentation.picture_text import picture_names, result_words
 
@@ -300,6 +300,8 @@ class CastlesRenderer:
             return f"{who} had nothing left to do and passed."
         if kind == "resigned":
             return resigned_line(who, event)
+        if kind == "abandoned":
+            return abandoned_line(who)
         if kind == "game_ended":
             return None
         return None
@@ -312,6 +314,8 @@ class CastlesRenderer:
                 f"🏆 {names[winner]} stormed {names[1 - winner]}'s castle "
                 f"({scores[1 - winner]} hits to {scores[winner]})."
             )
+        if result.reason == "abandoned":
+            return DRAWN_ON_CLAIM
         if result.reason == "resigned":
             winner = result.winners[0]
             return f"🏳️ {names[1 - winner]} resigned; {names[winner]} wins."
@@ -333,6 +337,8 @@ class CastlesRenderer:
             lines.append(f"Decided by: the {HITS_TO_LOSE}th hit on a castle.")
         elif result.reason == "resigned":
             lines.append("Decided by: a resignation.")
+        elif result.reason == "abandoned":
+            lines.append(f"Decided by: {DECIDED_DRAWN}.")
         else:
             why = (
                 f"{QUIET_TURNS_LIMIT} turns without a kill or a hit after the pile ran out"

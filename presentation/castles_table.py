@@ -24,7 +24,7 @@ from engine.castles import HITS_TO_LOSE
 from engine.rules import Event
 from presentation import png
 from presentation.base import fit_alt
-from presentation.endings import resigned_line
+from presentation.endings import abandoned_line, resigned_line
 from presentation.knights_board import draw_text, load_font, text_length
 from presentation.picture_text import picture_names, seat_names, with_banner, wrap
 from presentation.towers_table import (
@@ -111,6 +111,8 @@ def last_move_text(events: Sequence[Event], names: Sequence[str] = ()) -> str | 
             return f"{who} passed."
         if kind == "resigned":
             return resigned_line(who, event)
+        if kind == "abandoned":
+            return abandoned_line(who)
     return None
 
 

@@ -43,6 +43,17 @@ def resigned_line(who: str, event: Mapping[str, Any]) -> str:
     return f"{who} resigned."
 
 
+def abandoned_line(who: str) -> str:
+    """The event line of a seat that abandoned a game the other then claimed drawn."""
+    return f"{who} abandoned the game, and the other claimed a draw."
+
+
+#: The result line, and the summary's "Decided by", of a game drawn on a claim (reason
+#: ``abandoned``, ``Game.claim_draw``).
+DRAWN_ON_CLAIM = "🤝 Drawn: the player to move abandoned the game, and the other claimed a draw."
+DECIDED_DRAWN = "a claimed draw: the player to move abandoned the game"
+
+
 def ending_line(
     ending: str | None, result: Result | None, names: Sequence[str], by: str | None, line: str
 ) -> str:
@@ -68,8 +79,8 @@ def ending_line(
         return f"🤝 Ended by agreement: every player accepted {who}'s offer to cancel; not rated."
     if ending == "moderator":
         return f"🛑 Cancelled by a moderator, {who}, while it was running; not rated."
-    if result is None or ending not in DECIDED:
-        return line
+    if result is None or ending not in DECIDED or not result.winners:
+        return line  # a claimed draw: the game's own line tells it
     winners = [names[seat] for seat in result.winners]
     verb = "wins" if len(winners) == 1 else "win"
     if ending == "time":  # ``by``: the seat whose time ran out
@@ -111,6 +122,9 @@ def retold_summary(summary: str, ending: str | None, line: str, told: str) -> st
 
 __all__ = [
     "DECIDED",
+    "DECIDED_DRAWN",
+    "DRAWN_ON_CLAIM",
+    "abandoned_line",
     "ending_line",
     "resigned_line",
     "retold_summary",

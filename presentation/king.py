@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from engine.king import ARTISAN, COLUMN_NAMES, JUDGE, KING, SORC, card_name, unplayable_reasons
-from engine.rules import Action, Event, Result
+from engine.rules import ABANDONED, Action, Event, Result
 from presentation import king_words
 from presentation.base import (
     OVER_COLOUR,
@@ -37,6 +37,7 @@ from presentation.base import (
     count,
     since_block,
 )
+from presentation.endings import DECIDED_DRAWN
 from presentation.king_table import NAME_W, alt_text, render_table
 from presentation.king_words import (
     FACE_DOWN_LEGEND,
@@ -348,6 +349,7 @@ class KingRenderer:
             "assassinated": "the Assassin struck the King's column",
             "own_king_fallen": "a player's own card brought their King column down",
             "resigned": "a resignation",
+            ABANDONED: DECIDED_DRAWN,
         }.get(result.reason, "a stalemate: the King columns compared, then the open columns")
         lines = [self.result_line(result, names), f"Decided by: {decided}."]
         lines.append(f"Length: {count(turns, 'turn')}.")

@@ -14,7 +14,7 @@ from typing import Any
 from engine.king import ARTISAN, ASSASSIN, COLUMN_NAMES, JUDGE, KING, SORC, card_name, card_value
 from engine.rules import Event, Result
 from presentation.base import View
-from presentation.endings import resigned_line
+from presentation.endings import DRAWN_ON_CLAIM, abandoned_line, resigned_line
 
 FACE_DOWN = "🂠"
 KING_MARK = "👑"
@@ -166,6 +166,8 @@ def event_line(event: Event, names: list[str]) -> str | None:
         )
     if kind == "resigned":
         return resigned_line(who, event)
+    if kind == "abandoned":
+        return abandoned_line(who)
     return None  # card_drawn, turn_ended, game_ended: the board and result say it
 
 
@@ -212,6 +214,8 @@ def _revealed_line(event: Event, names: list[str]) -> str:
 
 
 def result_line(result: Result, names: list[str]) -> str:
+    if result.reason == "abandoned":
+        return DRAWN_ON_CLAIM
     if result.reason == "draw" or not result.winners:
         return "🤝 A draw: equal King columns and as many open columns."
     winner = result.winners[0]

@@ -23,7 +23,7 @@ from engine.knights import (
     movable_squares,
     square_kind,
 )
-from engine.rules import Action, Event, Result
+from engine.rules import ABANDONED, Action, Event, Result
 from presentation.base import (
     OVER_COLOUR,
     PLAYING_COLOUR,
@@ -43,7 +43,7 @@ from presentation.base import (
     ply_turn,
     since_block,
 )
-from presentation.endings import resigned_line
+from presentation.endings import DECIDED_DRAWN, DRAWN_ON_CLAIM, abandoned_line, resigned_line
 from presentation.knights_board import last_move_text, render_board_png, text_board
 from presentation.knights_table import SIDE_WORDS, drawn_names, render_table
 from presentation.picture_text import result_words, seat_names
@@ -303,6 +303,8 @@ class KnightsRenderer:
             return f"{who} had no legal move and passed."
         if kind == "resigned":
             return resigned_line(who, event)
+        if kind == ABANDONED:
+            return abandoned_line(who)
         return None  # game_ended: the result line says it
 
     def result_line(self, result: Result, names: list[str]) -> str:
@@ -314,6 +316,8 @@ class KnightsRenderer:
         if result.reason == "resigned":
             winner = result.winners[0]
             return f"🏳️ {names[1 - winner]} resigned; {names[winner]} wins."
+        if result.reason == ABANDONED:
+            return DRAWN_ON_CLAIM
         if result.reason == "no_moves":
             return "🤝 Draw: neither side had a legal move."
         if result.reason == "repetition":
@@ -329,6 +333,7 @@ class KnightsRenderer:
             "commander_captured": "the Commander was captured",
             "knights_eliminated": "the last Knight was captured",
             "resigned": "a resignation",
+            ABANDONED: DECIDED_DRAWN,
             "no_moves": "neither side could move",
             "repetition": "the same position for the third time",
             "no_capture": f"{NO_CAPTURE_LIMIT} moves without a capture",

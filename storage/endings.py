@@ -10,7 +10,9 @@ its own ending (migration 013) so that nobody dodges a loss:
   them to confirm first).
 - **claim**: in a game without a clock, once the seat to act has not moved for
   :data:`storage.clock.CLAIM_AFTER`, another player still in the game may claim it: the absent
-  seat forfeits (logged as a resignation ``why: claim``, rated as the forfeit it is).
+  seat forfeits (logged as a resignation ``why: claim``, rated as the forfeit it is); in a game
+  whose rules have drawn results they may claim a draw instead (logged with ``draw``, the game
+  ends drawn by ``Game.claim_draw`` and is rated as a draw).
 
 Each function here is the body of one write transaction; :class:`Endings` runs them.
 """
@@ -28,7 +30,7 @@ from storage.database import Connection
 from storage.expiry import expire_due
 from storage.offers import CLOSED, OFFER_WAIT
 from storage.playing import apply_action
-from storage.records import Ending, TableError, TableRecord, require, resignation
+from storage.records import Ending, TableError, TableRecord, drawn_claim, require, resignation
 from storage.shards import Shards
 from storage.tables import cancel, cancelled
 
@@ -223,12 +225,18 @@ def answer_cancel(
 
 
 def claim(
-    conn: Connection, table_id: int, user_id: int, moment: datetime
+    conn: Connection, table_id: int, user_id: int, moment: datetime, draw: bool = False
 ) -> tuple[TableRecord, list[Event], int]:
     """``user_id`` claims a game without a clock whose seat to act has been away long enough:
-    that seat forfeits (the result, and its rating, as for a resignation). Returns the table,
-    the events and the user who forfeited."""
+    that seat forfeits (the result, and its rating, as for a resignation), or with ``draw``, in
+    a game whose rules have drawn results (``About.draws``), the game ends drawn (rated as a
+    draw). Returns the table, the events and the user who abandoned it."""
     table = _running(conn, table_id)
+    if draw and not table.engine.about.draws:
+        raise TableError(
+            f"{table.engine.title} has no drawn result, so a draw cannot be claimed: "
+            "claim the win instead."
+        )
     seat = table.seat_of(user_id)
     if seat is None:
         raise TableError("Only the players at this table can claim it.")
@@ -251,9 +259,8 @@ def claim(
         raise TableError("A computer is to move; it never abandons a game.")
     if clock.stamp(moment) < at:
         raise ClaimTooEarly(at)
-    after, events = apply_action(
-        conn, table.id, absent, resignation("claim", user_id), table.ply, moment, automatic=True
-    )
+    action = drawn_claim(user_id) if draw else resignation("claim", user_id)
+    after, events = apply_action(conn, table.id, absent, action, table.ply, moment, automatic=True)
     return after, events, absent
 
 
@@ -320,9 +327,11 @@ class Endings(StoreBase):
             (channel_id, message_id, offer_id),
         )
 
-    async def claim(self, table_id: int, user_id: int) -> tuple[TableRecord, list[Event], int]:
+    async def claim(
+        self, table_id: int, user_id: int, draw: bool = False
+    ) -> tuple[TableRecord, list[Event], int]:
         moment = self._moment()
-        return await self._write(lambda conn: claim(conn, table_id, user_id, moment))
+        return await self._write(lambda conn: claim(conn, table_id, user_id, moment, draw))
 
     async def expire_cancel_offers(
         self, limit: int = 100, *, shards: Shards | None = None

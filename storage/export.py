@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import chance
 from storage.fairness import commitment_of
-from storage.records import is_resignation, why_resigned
+from storage.records import is_drawn_claim, is_resignation, why_resigned
 
 if TYPE_CHECKING:
     from storage.reading import Reading
@@ -34,9 +34,13 @@ async def export_script(store: Reading, table: TableRecord) -> dict[str, Any]:
     resignations: list[dict[str, Any]] = []
     for record in log:
         if is_resignation(record.action):
-            quit_ = {"after": len(actions), "seat": record.seat}
+            quit_: dict[str, Any] = {"after": len(actions), "seat": record.seat}
             why = why_resigned(record.action)
-            resignations.append(quit_ if why == "resigned" else {**quit_, "why": why})
+            if why != "resigned":
+                quit_["why"] = why
+            if is_drawn_claim(record.action):
+                quit_["draw"] = True
+            resignations.append(quit_)
         else:
             actions.append({"seat": record.seat, "action": record.action, "events": record.events})
     ending = {} if table.ending is None else {"ending": table.ending}

@@ -163,6 +163,21 @@ def resignation(why: Ending = "resigned", by: int | None = None) -> Action:
     return action if by is None else {**action, "by": by}
 
 
+def drawn_claim(by: int) -> Action:
+    """The logged action of a claimed draw (logged for the seat that abandoned the game, ``by``
+    the claimant): a claim that ends the game drawn (``Game.claim_draw``), not by a forfeit.
+
+    >>> drawn_claim(7)
+    {'type': 'resign', 'why': 'claim', 'by': 7, 'draw': True}
+    """
+    return {**resignation("claim", by), "draw": True}
+
+
+def is_drawn_claim(action: Action) -> bool:
+    """Whether a logged table-level action is a claimed draw (see :func:`drawn_claim`)."""
+    return is_resignation(action) and action.get("draw") is True
+
+
 def is_resignation(action: Action) -> bool:
     """Whether a logged action is a table-level resignation, forfeit or claim (not a move)."""
     return action.get("type") == "resign"
@@ -298,6 +313,8 @@ __all__ = [
     "TableExists",
     "TableRecord",
     "Timeout",
+    "drawn_claim",
+    "is_drawn_claim",
     "is_resignation",
     "load_table",
     "newest",

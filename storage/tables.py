@@ -20,6 +20,7 @@ from storage.records import (
     Seating,
     TableExists,
     TableRecord,
+    is_drawn_claim,
     is_resignation,
     open_table_in,
     require,
@@ -36,7 +37,11 @@ def perform(
 ) -> tuple[State, list[Event]]:
     """One logged action: the table-level resignation, or a move through the game's rules with
     the chance of the table's scheme (engine/chance.py). A forfeit on the clock or a claim is a
-    resignation whose events say why (``why``), so the log tells them from a resignation."""
+    resignation whose events say why (``why``), so the log tells them from a resignation; a
+    claimed draw ends the game drawn by the game's rules (``Game.claim_draw``)."""
+    if is_drawn_claim(action):
+        after, events = game.claim_draw(state, seat)
+        return chance.keep(state, after), events
     if is_resignation(action):
         after, events = game.resign(state, seat)
         why = why_resigned(action)

@@ -69,6 +69,7 @@ async def test_a_click_lets_go_of_its_view_and_message(
         on_rematch=None,
         on_hint=None,
         on_claim=None,
+        on_claim_draw=None,
         on_cancel_confirmed=None,
     )
     message = discord.Object(1)  # as the clicked message, parsed

@@ -162,6 +162,61 @@ async def test_claim_after_three_days(timed: Store, db_path: Path | str, clock: 
         await timed.claim(clocked.id, BOB if to_act(clocked) == ALICE else ALICE)
 
 
+async def test_a_claimed_draw(timed: Store, db_path: Path | str, clock: Clock) -> None:
+    table = await daily_game(timed, "none")
+    table, _ = await timed.act(table.id, to_act(table), DRAW, 0)  # Bob moved; Alice is away
+    with pytest.raises(ClaimTooEarly):
+        await timed.claim(table.id, BOB, draw=True)
+    with pytest.raises(TableError, match="It is your move"):
+        await timed.claim(table.id, ALICE, draw=True)
+    clock.advance(seconds=CLAIM_AFTER.total_seconds())
+    over, events, absent = await timed.claim(table.id, BOB, draw=True)
+    assert absent == ALICE and over.status == "over" and over.result is not None
+    assert over.result.winners == () and over.result.reason == "abandoned"
+    assert (over.ending, over.ended_by) == ("claim", BOB)
+    assert events[0] == {"type": "abandoned", "seat": 0}
+    logged = rows(db_path, "SELECT action FROM actions WHERE table_id = ? AND ply = 1", (over.id,))
+    assert json.loads(str(logged[0][0])) == {
+        "type": "resign",
+        "why": "claim",
+        "by": BOB,
+        "draw": True,
+    }
+    # Rated, as a draw: both seats share first place.
+    assert rows(
+        db_path, "SELECT rated, reason, ending FROM results WHERE table_id = ?", (over.id,)
+    ) == [(1, "abandoned", "claim")]
+    assert rows(
+        db_path,
+        "SELECT user_id, place, outcome, rating_after IS NOT NULL FROM result_seats"
+        " WHERE table_id = ? ORDER BY seat",
+        (over.id,),
+    ) == [(ALICE, 1, "draw", 1), (BOB, 1, "draw", 1)]
+    assert await timed.replay(over.id) == over.state
+    script = await export_script(timed, over)
+    assert script["dealt"]["resignations"] == [
+        {"after": 1, "seat": 0, "why": "claim", "draw": True}
+    ]
+    verdict = verify(script)
+    assert verdict.ok and "ended: by a claim" in verdict.text()
+
+
+async def test_a_draw_is_not_claimed_in_a_game_without_draws(timed: Store) -> None:
+    game = await timed.create_table(
+        guild_id=1,
+        channel_id=15,
+        game="towers",
+        host_id=ALICE,
+        seats=(ALICE, BOB, CAROL),
+        start=True,
+        seed=2,
+    )
+    with pytest.raises(TableError, match="has no drawn result") as refused:
+        await timed.claim(game.id, BOB if to_act(game) != BOB else CAROL, draw=True)
+    assert "claim the win instead" in str(refused.value)
+    assert (await timed.get_table(game.id)) == game
+
+
 async def test_a_time_forfeit_is_its_own_ending(
     timed: Store, db_path: Path | str, clock: Clock
 ) -> None:
