@@ -56,7 +56,7 @@ from runtime.sync import CommandSyncRecord, command_tree_hash
 from storage import DatabaseUnusable, Store
 from storage.shards import Shards
 
-EXTENSIONS = ("cogs.siege", "cogs.play", "cogs.admin")
+EXTENSIONS = ("cogs.siege", "cogs.play", "cogs.admin", "cogs.tournament_commands")
 log = logging.getLogger("siege")
 
 NO_TOKEN = """\

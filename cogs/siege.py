@@ -15,7 +15,6 @@ from discord.ext import commands
 
 from cogs.choices import (
     AnyGame,
-    GameKey,
     SeekableGame,
     TwoPlayerGame,
     command_failed,
@@ -24,7 +23,6 @@ from cogs.choices import (
 from cogs.choices import time_control as read_time_control
 from cogs.guide import help_embed, welcome
 from engine import daily_game, daily_option, get_game
-from engine.tournament import FORMATS
 from presentation import playable_games
 from storage import TableError, players
 
@@ -47,11 +45,6 @@ def daily_difficulties() -> list[app_commands.Choice[str]]:
 
 
 DIFFICULTY_CHOICES = daily_difficulties()
-TOURNAMENT_FORMATS = [app_commands.Choice(name=name, value=key) for key, name in FORMATS.items()]
-#: The games a tournament can be of: those that seat two (pairings) or more (tables).
-TournamentGame = app_commands.Transform[
-    str, GameKey(lambda game: game.min_seats <= 2 <= game.max_seats, "a game for two or more")
-]
 EMBED_DESCRIPTION_MAX = 4096
 MESSAGE_EMBEDS_TOTAL_MAX = 5800
 
@@ -83,11 +76,6 @@ class Siege(commands.Cog):
     dm = app_commands.Group(name="dm", description="Where your private panels go", parent=siege)
     daily = app_commands.Group(
         name="daily", description=f"{daily_game().title}'s daily challenge", parent=siege
-    )
-    tournament = app_commands.Group(
-        name="tournament",
-        description="Tournaments",
-        parent=siege,
     )
     privacy = app_commands.Group(
         name="privacy", description="What Siege Hall keeps about you", parent=siege
@@ -371,68 +359,6 @@ class Siege(commands.Cog):
             )
 
         await self.hall.guarded(interaction, flow, private=True)
-
-    @tournament.command(name="create", description="(Manage Server) A tournament here.")
-    @app_commands.describe(
-        game="The game",
-        time_control="Time per move (required)",
-        start="<t:…> or 30m, 2h, 1d",
-        format="Default: Swiss, or tables",
-        rounds="Swiss rounds (3)",
-        max_players="Most players (16)",
-        rated="Rated (yes)",
-    )
-    @app_commands.choices(format=TOURNAMENT_FORMATS)
-    @app_commands.autocomplete(time_control=time_control_choices)
-    @app_commands.default_permissions(manage_guild=True)
-    async def tournament_create(
-        self,
-        interaction: discord.Interaction[Any],
-        game: TournamentGame,
-        time_control: str,
-        start: str,
-        format: app_commands.Choice[str] | None = None,
-        rounds: app_commands.Range[int, 1, 15] | None = None,
-        max_players: app_commands.Range[int, 2, 64] | None = None,
-        rated: bool = True,
-    ) -> None:
-        async def flow() -> None:
-            two_seats = get_game(game).max_seats == 2
-            fmt = format.value if format is not None else "swiss" if two_seats else "tables"
-            most = 10 if fmt in ("robin", "double_robin") else 16
-            await self.hall.tournaments.create(
-                interaction,
-                game=game,
-                fmt=fmt,
-                rounds=rounds or 3,
-                time_control=read_time_control(time_control),
-                start=start,
-                max_players=max_players or most,
-                rated=rated,
-            )
-
-        await self.hall.guarded(interaction, flow)
-
-    @tournament.command(name="list", description="This server's tournaments.")
-    async def tournament_list(self, interaction: discord.Interaction[Any]) -> None:
-        flows = self.hall.tournaments
-        await self.hall.guarded(interaction, lambda: flows.list(interaction), private=True)
-
-    @tournament.command(name="info", description="A tournament.")
-    @app_commands.describe(number="Its number")
-    async def tournament_info(self, interaction: discord.Interaction[Any], number: int) -> None:
-        flows = self.hall.tournaments
-        await self.hall.guarded(interaction, lambda: flows.info(interaction, number), private=True)
-
-    @tournament.command(name="standings", description="A tournament's standings.")
-    @app_commands.describe(number="Its number")
-    async def tournament_standings(
-        self, interaction: discord.Interaction[Any], number: int
-    ) -> None:
-        flows = self.hall.tournaments
-        await self.hall.guarded(
-            interaction, lambda: flows.standings(interaction, number), private=True
-        )
 
     @daily.command(name="start", description=f"Play today's {daily_game().title} challenge here.")
     @app_commands.describe(difficulty="How many overrun locations lose (default: normal)")
