@@ -157,7 +157,16 @@ def leave(
     )
     resigned = []
     for match in matches(conn, tid):
-        if match.table_id is None or match.points is not None or user_id not in match.players:
+        if match.points is not None or user_id not in match.players:
+            continue
+        if match.table_id is None:  # paired, its table not yet opened: a two-player match is
+            if len(match.players) == 2:  # forfeited now, so no table opens for a withdrawn player
+                other = 1 - match.players.index(user_id)
+                conn.execute(
+                    "UPDATE tournament_matches SET points = ?, reason = 'forfeit'"
+                    " WHERE id = ? AND points IS NULL AND table_id IS NULL",
+                    (json.dumps(list(points_of((other,), 2))), match.id),
+                )
             continue
         table = records.require(conn, match.table_id)
         if table.status == "running" and table.engine.is_playing(

@@ -217,3 +217,22 @@ async def test_a_server_the_bot_left_stops_its_tournaments(timed: Store, clock: 
     assert after is not None and after.status == "cancelled"
     assert after.ended_reason == "the bot left the server"
     assert await timed.tournaments_due() == [] and await timed.push_tournament(t.id) is None
+
+
+async def test_a_withdrawal_before_the_table_opens_forfeits_the_match(
+    timed: Store, clock: Clock
+) -> None:
+    """Paired but not yet seated (the thread is still being opened): withdrawing forfeits the
+    match at once, so no table opens for a player who has gone."""
+    t = await new_tournament(timed, clock, fmt="swiss")
+    for user in (1, 2, 3, 4):
+        await timed.join_tournament(t.id, user)
+    clock.advance(hours=1)
+    started = await timed.push_tournament(t.id)
+    assert started is not None
+    match = next(m for m in started.matches if 2 in m.players)
+    await timed.leave_tournament(t.id, 2)
+    (after,) = [m for m in await timed.tournament_matches(t.id) if m.id == match.id]
+    assert after.match.points_of(2) == 0.0 and after.reason == "forfeit"
+    assert after.points is not None and sum(after.points) == 1.0
+    assert await timed.seat_match(match.id, next(THREADS)) is None
