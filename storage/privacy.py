@@ -143,14 +143,8 @@ def forget(conn: Connection, user_id: int, moment: datetime) -> Forgotten:
 def _withdraw_from_tournaments(conn: Connection, user_id: int, moment: datetime) -> None:
     """Leave every tournament not yet started and withdraw from every running one, so a
     forgotten player is never paired again (their running games are resigned with the rest)."""
-    rows = conn.execute(
-        "SELECT t.id FROM tournaments AS t JOIN tournament_entrants AS e"
-        " ON e.tournament_id = t.id WHERE e.user_id = ? AND e.withdrawn_at IS NULL"
-        " AND t.status IN ('open', 'running')",
-        (user_id,),
-    ).fetchall()
-    for (tid,) in rows:
-        tournaments.leave(conn, int(tid), user_id, moment)
+    for tid in tournaments.withdrawals_of(conn, None, user_id):
+        tournaments.leave(conn, tid, user_id, moment)
 
 
 def _table(conn: Connection, table_id: int) -> TableRecord | None:

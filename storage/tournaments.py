@@ -176,13 +176,15 @@ def leave(
     return _bump(conn, tid, moment), resigned
 
 
-def withdrawals_of(conn: Connection, guild_id: int, user_id: int) -> list[int]:
-    """The tournaments of a server that a member is in and still plays (they left the server)."""
+def withdrawals_of(conn: Connection, guild_id: int | None, user_id: int) -> list[int]:
+    """The tournaments a member is in and still plays, of one server (they left it) or, with
+    ``guild_id`` None, of every server (they asked to be forgotten)."""
+    where = "" if guild_id is None else " AND t.guild_id = ?"
     rows = conn.execute(
         "SELECT t.id FROM tournaments AS t JOIN tournament_entrants AS e"
-        " ON e.tournament_id = t.id WHERE t.guild_id = ? AND e.user_id = ?"
-        " AND e.withdrawn_at IS NULL AND t.status IN ('open', 'running')",
-        (guild_id, user_id),
+        " ON e.tournament_id = t.id WHERE e.user_id = ? AND e.withdrawn_at IS NULL"
+        f" AND t.status IN ('open', 'running'){where}",
+        (user_id,) if guild_id is None else (user_id, guild_id),
     ).fetchall()
     return [int(row[0]) for row in rows]
 
