@@ -383,14 +383,27 @@ class Locks:
             self._panels.pop(table.id, None)
 
 
+#: Flows doing their work at once. More clicks than this wait their turn (in the order they
+#: came), deferred by the deadline guard if the wait runs long: an overloaded process then spends
+#: its loop on a bounded set of flows, so its timers (the deferrals) fire on time and every
+#: interaction is answered or deferred within Discord's 3 seconds, however many clicks queue.
+FLOWS_AT_ONCE = 32
+
+
 class Guard:
     """The one error path: every flow an interaction starts runs inside :meth:`guarded`."""
 
-    def __init__(self, store: Store, deadline: Deadline, hooks: Hooks) -> None:
+    def __init__(
+        self, store: Store, deadline: Deadline, hooks: Hooks, *, flows: int = FLOWS_AT_ONCE
+    ) -> None:
         self.store = store
         #: Every guarded flow answered or deferred within its budget.
         self.deadline = deadline
         self.hooks = hooks
+        #: Admission: at most ``flows`` flows run at once (a flow within a flow takes none).
+        self.admission = asyncio.Semaphore(flows)
+        #: Flows that had to wait for their turn (an overloaded process).
+        self.queued = 0
 
     async def guarded(
         self,
@@ -406,7 +419,13 @@ class Guard:
         outer = not isinstance(interaction.response, DeadlineResponse)  # not a flow in a flow
         try:
             async with self.deadline.guard(interaction, private=private):
-                await flow()
+                if not outer:
+                    await flow()
+                    return
+                if self.admission.locked():
+                    self.queued += 1
+                async with self.admission:
+                    await flow()
         except StorageUnavailable as exc:  # logged once per outage by the store
             if self.hooks.metrics is not None:
                 self.hooks.metrics.storage_unavailable()

@@ -85,7 +85,7 @@ class Moves:
                 raise StaleAction("That choice is out of date: the game has moved on.")
             self.panels.keep_hand_before(table, to_act, state)
             table, _ = await self.store.act(tid, user, legal[idx], ply)
-            log.info("table %s: ply %s played (%s)", tid, ply, legal[idx]["type"])
+            log.debug("table %s: ply %s played (%s)", tid, ply, legal[idx]["type"])
             await self.guard.after_commit(interaction, self._after_change(interaction, table))
 
         await self.guard.guarded(interaction, flow)
