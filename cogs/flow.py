@@ -25,7 +25,7 @@ import discord
 from cogs.deadline import Deadline, DeadlineResponse
 from cogs.delivery import fingerprint
 from engine.rules import RuleError
-from storage import StorageUnavailable, Store, TableError, TableRecord, computers
+from storage import DmTarget, StorageUnavailable, Store, TableError, TableRecord, computers
 
 if TYPE_CHECKING:
     from cogs.metrics import Metrics
@@ -41,6 +41,9 @@ APOLOGY = "Sorry, something went wrong on our side. The table is safe; try again
 COMMITTED_BUT_NOT_SHOWN = (
     ", but the table could not be redrawn just now. Use /siege table to show it again."
 )
+#: A table as its DM panels were just drawn, and how each seat is reached now (see
+#: :meth:`cogs.panels.Panels.refresh_panels`).
+Reached = tuple[TableRecord, dict[int, DmTarget]]
 NO_MENTIONS = discord.AllowedMentions.none()
 USER_MENTIONS = discord.AllowedMentions(users=True, roles=False, everyone=False)
 DM_CLOSED_CODE = 50007
@@ -167,7 +170,7 @@ class PanelShowing(Protocol):
 
     async def refresh_panels(
         self, table: TableRecord, *, notify: int | None = None, actor: int | None = None
-    ) -> None: ...
+    ) -> Reached | None: ...
 
     def keep_hand_before(self, table: TableRecord, seat: int, state: Any) -> None: ...
 
@@ -182,6 +185,7 @@ class Notifying(Protocol):
         table: TableRecord,
         user_id: int | None,
         via: discord.Interaction[Any] | None = None,
+        reached: Reached | None = None,
     ) -> None: ...
 
 
