@@ -57,6 +57,12 @@ TOWER_TABLES: dict[str, tuple[int, str, str]] = {
     "normal-tag": (2, "normal", "tag"),
     "hard-tag-4": (4, "hard", "tag"),
     "hard-normal-7": (7, "hard", "normal"),
+    "hard-lag": (2, "hard", "lag"),
+    "hard-lag-4": (4, "hard", "lag"),
+    "hard-station": (2, "hard", "station"),
+    "hard-station-4": (4, "hard", "station"),
+    "lag-tag": (2, "lag", "tag"),
+    "station-tag": (2, "station", "tag"),
 }
 
 
