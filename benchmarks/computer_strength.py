@@ -10,7 +10,9 @@ towers' multi-seat table, above the 1/n share a random seat expects). The last c
 thinking time of hard's moves in these games: median, 99th percentile and maximum. Rule-based
 players (``benchmarks/rule_players.py``) take a seat by name: ``--pairs hard-greedy`` (Castles),
 ``hard-public`` (King), ``hard-capture`` (Siege (1966)), and the towers tables ``hard-tag``,
-``hard-tag-4``; ``hard-normal-7`` times hard at a 7-seat tower poker table. Tower poker tables
+``hard-tag-4`` (tight-aggressive), ``hard-lag``, ``hard-lag-4`` (loose-aggressive),
+``hard-station``, ``hard-station-4`` (calling station), and ``lag-tag``, ``station-tag`` (the
+rule players against each other); ``hard-normal-7`` times hard at a 7-seat tower poker table. Tower poker tables
 also print the focus seat's mean chip result per game with its 95% interval.
 
 Run: ``python -m benchmarks.computer_strength [--games N] [--workers W] [--only castles,king]
