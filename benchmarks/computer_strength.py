@@ -12,8 +12,8 @@ players (``benchmarks/rule_players.py``) take a seat by name: ``--pairs hard-gre
 ``hard-public`` (King), ``hard-capture`` (Siege (1966)), and the towers tables ``hard-tag``,
 ``hard-tag-4`` (tight-aggressive), ``hard-lag``, ``hard-lag-4`` (loose-aggressive),
 ``hard-station``, ``hard-station-4`` (calling station), and ``lag-tag``, ``station-tag`` (the
-rule players against each other); ``hard-normal-7`` times hard at a 7-seat tower poker table. Tower poker tables
-also print the focus seat's mean chip result per game with its 95% interval.
+rule players against each other); ``hard-normal-7`` times hard at a 7-seat tower poker table.
+Tower poker tables also print the focus seat's mean chip result per game with its 95% interval.
 
 Run: ``python -m benchmarks.computer_strength [--games N] [--workers W] [--only castles,king]
 [--pairs hard-normal,normal-random]`` (``--pairs`` keeps only those two-player matchups).
