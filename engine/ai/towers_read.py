@@ -12,7 +12,7 @@ pot, now and then bet a weak hand heads-up when nobody has shown strength (a pla
 everything weaker than a pair to a bet gives that pot away), and buy a flip when the expected
 share of the bigger pot pays the fee.
 
-What the others did this hand comes from the view's public action log (``summary["actions"]``:
+What the others did this hand comes from the view's public action log (``view["actions"]``:
 ``[seat, type, face-up cards then]`` for every bet, check, call, raise and fold), read as the
 seat saw the table at the time. Nothing else is read: the seat's own cards, the face-up and
 burned cards and the counts. Chance is the caller's generator alone.
@@ -108,7 +108,7 @@ def habits(view: Mapping[str, Any], seat: int) -> dict[int, Habits]:
     the folds of this one."""
     found: dict[int, Habits] = {}
     records = list(view.get("past_hands") or [])
-    current = {"actions": view["summary"].get("actions") or [], "hands": None, "face_up": []}
+    current = {"actions": view.get("actions") or [], "hands": None, "face_up": []}
     for record in [*records, current]:
         shown = record["hands"]
         for x, kind, seen in record["actions"]:
@@ -224,7 +224,7 @@ def equity(
             pool.remove(joker)
             held[x].append(joker)
     acted: dict[int, list[tuple[tuple[float, ...], int]]] = {x: [] for x in opponents}
-    for x, kind, seen in summary.get("actions") or []:
+    for x, kind, seen in view.get("actions") or []:
         if x in acted and kind in LIKELIHOOD:
             acted[x].append((read.get(x, Habits()).likelihood(kind), seen))
     folds = read.get(opponents[0], Habits()).folds_by_category()
