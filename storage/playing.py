@@ -24,15 +24,12 @@ from storage.records import (
     Status,
     TableError,
     TableRecord,
+    action_record,
     is_resignation,
-    read_actions,
     require,
     why_resigned,
 )
 from storage.tables import move_deadlines, perform
-
-#: The log row a move writes (read back in its transaction).
-WRITTEN = "SELECT * FROM actions WHERE table_id = ? AND ply = ?"
 
 
 class Playing(StoreBase):
@@ -53,16 +50,13 @@ class Playing(StoreBase):
     async def _commit_action(
         self, table_id: int, user_id: int, action: Action, expected_ply: int | None
     ) -> tuple[TableRecord, list[Event]]:
-        def run(conn: Connection) -> tuple[TableRecord, list[Event], list[ActionRecord]]:
-            after, events = apply_action(
+        def run(conn: Connection) -> tuple[TableRecord, list[Event], ActionRecord]:
+            return applied(
                 conn, table_id, user_id, action, expected_ply, self._moment(), memo=self._db.memo
             )
-            # The log row just written, as a read gives it: the kept tail grows by it.
-            written = read_actions(conn, WRITTEN, (table_id, after.ply - 1))
-            return after, events, written
 
         after, events, written = await self._write(run)
-        grow_kept_tail(self._tails, table_id, after.ply, written)
+        grow_kept_tail(self._tails, table_id, after.ply, [written])  # its log row, as read
         return after, events
 
 
@@ -95,6 +89,24 @@ def apply_action(
     automatic: bool = False,
     memo: dict[Any, Any] | None = None,
 ) -> tuple[TableRecord, list[Event]]:
+    """:func:`applied`, without the log row."""
+    after, events, _ = applied(
+        conn, table_id, user_id, action, expected_ply, moment, automatic=automatic, memo=memo
+    )
+    return after, events
+
+
+def applied(
+    conn: Connection,
+    table_id: int,
+    user_id: int,
+    action: Action,
+    expected_ply: int | None,
+    moment: datetime,
+    *,
+    automatic: bool = False,
+    memo: dict[Any, Any] | None = None,
+) -> tuple[TableRecord, list[Event], ActionRecord]:
     """Load, check, apply and write one action: the body of one write transaction. The next
     move's deadline starts now; a move the player made (not ``automatic``) clears their missed
     deadlines.
@@ -163,9 +175,10 @@ def _write_plan(
     moment: datetime,
     automatic: bool,
     memo: dict[Any, Any] | None,
-) -> tuple[TableRecord, list[Event]] | None:
+) -> tuple[TableRecord, list[Event], ActionRecord] | None:
     """Write a planned action if the table is still the version it was planned on (else
-    nothing is written and this returns None)."""
+    nothing is written and this returns None): the table after it, its events and its log row
+    (as a read of the row gives it)."""
     table, seat, new_state, events, result = (
         plan.table,
         plan.seat,
@@ -209,10 +222,11 @@ def _write_plan(
             "UPDATE seats SET misses = 0 WHERE table_id = ? AND user_id = ? AND misses > 0",
             (table.id, user_id),
         )
+    logged = (table.id, table.ply, seat, user_id, json.dumps(action), json.dumps(events), now)
     conn.execute(
         "INSERT INTO actions (table_id, ply, seat, user_id, action, events, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (table.id, table.ply, seat, user_id, json.dumps(action), json.dumps(events), now),
+        logged,
     )
     if result is not None:  # the game's end and its rating commit with the last action
         daily.finish(conn, table.id, result.winners, result.scores, game.summary(new_state), now)
@@ -244,7 +258,8 @@ def _write_plan(
         memo[("table", table.id)] = (replace(after, state=None), text)
         if len(memo) > HOT_TABLES:  # the least recently written goes
             del memo[next(iter(memo))]
-    return after, events
+    columns = ("table_id", "ply", "seat", "user_id", "action", "events", "created_at")
+    return after, events, action_record(dict(zip(columns, logged, strict=True)))
 
 
 def ending_of(action: Action, user_id: int) -> tuple[Ending, int | None]:

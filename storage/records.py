@@ -231,10 +231,11 @@ def seats_of(conn: Connection, table_id: int) -> tuple[int, ...]:
 
 
 def read_actions(conn: Connection, sql: str, params: tuple[Any, ...]) -> list[ActionRecord]:
-    return [_action(row) for row in conn.execute(sql, params).fetchall()]
+    return [action_record(row) for row in conn.execute(sql, params).fetchall()]
 
 
-def _action(row: Any) -> ActionRecord:
+def action_record(row: Any) -> ActionRecord:
+    """A log row (a database row, or the values a move just wrote, by column) as a record."""
     try:
         action = json.loads(row["action"])
         events = json.loads(row["events"])
