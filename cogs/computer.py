@@ -163,7 +163,7 @@ class Computers:
         except (TableError, RuleError) as exc:
             log.error("computer move refused at table %s ply %s: %s", table.id, table.ply, exc)
             return None
-        log.info("computer (%s) moved at table %s ply %s", level, table.id, table.ply)
+        log.debug("computer (%s) moved at table %s ply %s", level, table.id, table.ply)
         return after
 
     async def hint(self, table: TableRecord, seat: int) -> str:

@@ -25,7 +25,7 @@ import discord
 from cogs.deadline import Deadline, DeadlineResponse
 from cogs.delivery import fingerprint
 from engine.rules import RuleError
-from storage import StorageUnavailable, Store, TableError, TableRecord, computers
+from storage import DmTarget, StorageUnavailable, Store, TableError, TableRecord, computers
 
 if TYPE_CHECKING:
     from cogs.metrics import Metrics
@@ -41,6 +41,9 @@ APOLOGY = "Sorry, something went wrong on our side. The table is safe; try again
 COMMITTED_BUT_NOT_SHOWN = (
     ", but the table could not be redrawn just now. Use /siege table to show it again."
 )
+#: A table as its DM panels were just drawn, and how each seat is reached now (see
+#: :meth:`cogs.panels.Panels.refresh_panels`).
+Reached = tuple[TableRecord, dict[int, DmTarget]]
 NO_MENTIONS = discord.AllowedMentions.none()
 USER_MENTIONS = discord.AllowedMentions(users=True, roles=False, everyone=False)
 DM_CLOSED_CODE = 50007
@@ -167,7 +170,7 @@ class PanelShowing(Protocol):
 
     async def refresh_panels(
         self, table: TableRecord, *, notify: int | None = None, actor: int | None = None
-    ) -> None: ...
+    ) -> Reached | None: ...
 
     def keep_hand_before(self, table: TableRecord, seat: int, state: Any) -> None: ...
 
@@ -182,6 +185,7 @@ class Notifying(Protocol):
         table: TableRecord,
         user_id: int | None,
         via: discord.Interaction[Any] | None = None,
+        reached: Reached | None = None,
     ) -> None: ...
 
 
@@ -383,14 +387,27 @@ class Locks:
             self._panels.pop(table.id, None)
 
 
+#: Flows doing their work at once. More clicks than this wait their turn (in the order they
+#: came), deferred by the deadline guard if the wait runs long: an overloaded process then spends
+#: its loop on a bounded set of flows, so its timers (the deferrals) fire on time and every
+#: interaction is answered or deferred within Discord's 3 seconds, however many clicks queue.
+FLOWS_AT_ONCE = 32
+
+
 class Guard:
     """The one error path: every flow an interaction starts runs inside :meth:`guarded`."""
 
-    def __init__(self, store: Store, deadline: Deadline, hooks: Hooks) -> None:
+    def __init__(
+        self, store: Store, deadline: Deadline, hooks: Hooks, *, flows: int = FLOWS_AT_ONCE
+    ) -> None:
         self.store = store
         #: Every guarded flow answered or deferred within its budget.
         self.deadline = deadline
         self.hooks = hooks
+        #: Admission: at most ``flows`` flows run at once (a flow within a flow takes none).
+        self.admission = asyncio.Semaphore(flows)
+        #: Flows that had to wait for their turn (an overloaded process).
+        self.queued = 0
 
     async def guarded(
         self,
@@ -406,7 +423,13 @@ class Guard:
         outer = not isinstance(interaction.response, DeadlineResponse)  # not a flow in a flow
         try:
             async with self.deadline.guard(interaction, private=private):
-                await flow()
+                if not outer:
+                    await flow()
+                    return
+                if self.admission.locked():
+                    self.queued += 1
+                async with self.admission:
+                    await flow()
         except StorageUnavailable as exc:  # logged once per outage by the store
             if self.hooks.metrics is not None:
                 self.hooks.metrics.storage_unavailable()

@@ -151,7 +151,8 @@ class Hall:
             f"{counts['route']}; edits left out as unchanged {counts['unchanged']}; clicks on a "
             f"message replaced meanwhile {counts['replaced']}; interactions answered "
             f"{self.deadline.counts['answered']}, deferred {self.deadline.counts['deferred']}; "
-            f"redraws merged {self.redraws.merged}"
+            f"redraws merged {self.redraws.merged}; flows that waited their turn "
+            f"{self.guard.queued}"
         )
 
     async def rules_text(self, game_key: str) -> str:

@@ -85,7 +85,7 @@ class Moves:
                 raise StaleAction("That choice is out of date: the game has moved on.")
             self.panels.keep_hand_before(table, to_act, state)
             table, _ = await self.store.act(tid, user, legal[idx], ply)
-            log.info("table %s: ply %s played (%s)", tid, ply, legal[idx]["type"])
+            log.debug("table %s: ply %s played (%s)", tid, ply, legal[idx]["type"])
             await self.guard.after_commit(interaction, self._after_change(interaction, table))
 
         await self.guard.guarded(interaction, flow)
@@ -175,9 +175,9 @@ class Moves:
             if not current and not await self.tables.refresh_table(table):
                 return
             actor = None if redraw.via is None else redraw.via.user.id
-            await self.panels.refresh_panels(table, notify=notify, actor=actor)
+            reached = await self.panels.refresh_panels(table, notify=notify, actor=actor)
             if notify is not None or table.status != "running":
-                await self.notices.turn_ping(table, notify, redraw.via)
+                await self.notices.turn_ping(table, notify, redraw.via, reached)
             await self.endings.announce_end(table)
         except Exception:
             log.exception("table %s: redraw after a committed move failed", table.id)
@@ -193,8 +193,8 @@ class Moves:
         try:
             if await self.tables.refresh_table(table) and table.state is not None:
                 notify = turn_passed_to(table, actor)
-                await self.panels.refresh_panels(table, notify=notify)
-                await self.notices.turn_ping(table, notify)
+                reached = await self.panels.refresh_panels(table, notify=notify)
+                await self.notices.turn_ping(table, notify, reached=reached)
                 await self.endings.announce_end(table)
         finally:
             self.hooks.committed(table)

@@ -12,7 +12,7 @@ from typing import Any
 import discord
 
 from cogs.delivery import Delivery
-from cogs.flow import DM_CLOSED_CODE, NO_MENTIONS, USER_MENTIONS, jump_url, mention
+from cogs.flow import DM_CLOSED_CODE, NO_MENTIONS, USER_MENTIONS, Reached, jump_url, mention
 from storage import Store, TableRecord, computers
 
 log = logging.getLogger("siege.hall")
@@ -46,14 +46,17 @@ class Notices:
         table: TableRecord,
         user_id: int | None,
         via: discord.Interaction[Any] | None = None,
+        reached: Reached | None = None,
     ) -> None:
         """Ping the player to act in the channel when no DM panel notifies them (DMs off or
         closed): Discord notifies on new messages only, and the table is edited in place. The
         previous ping of the table is deleted, so at most one stands; ``None`` only clears.
 
         ``via`` is the click that passed the turn: when it was made in the table's channel, the
-        ping is its follow-up (interaction webhooks are exempt from the rate limit)."""
-        newest, targets = await self.store.delivery_targets(table)
+        ping is its follow-up (interaction webhooks are exempt from the rate limit).
+        ``reached``: the table and its seats' DM modes as the panels were just drawn (else they
+        are read)."""
+        newest, targets = reached or await self.store.delivery_targets(table)
         table = newest or table
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
         if table.ping_message_id is not None:

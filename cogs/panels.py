@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections import Counter, OrderedDict
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -22,6 +23,7 @@ from cogs.flow import (
     Guard,
     Locks,
     Parts,
+    Reached,
     jump_url,
     mention,
     seat_names,
@@ -30,7 +32,7 @@ from cogs.pictures import Pictures
 from cogs.sheets import as_embed
 from presentation import get_renderer
 from presentation.endings import ending_line
-from storage import CorruptTable, Store, TableError, TableRecord, clock
+from storage import CorruptTable, DmMode, Store, TableError, TableRecord, clock
 from storage.endings import claimable_at
 
 log = logging.getLogger("siege.hall")
@@ -218,7 +220,7 @@ class Panels:
         *,
         notify: int | None = None,
         actor: int | None = None,
-    ) -> None:
+    ) -> Reached | None:
         """Send or edit each seated player's DM panel (those who have DMs on). The player
         ``notify`` (whose turn it has just become) gets the panel as a fresh message, the old
         one deleted: Discord notifies on new messages, never on edits, and a correspondence
@@ -232,18 +234,32 @@ class Panels:
 
         ``actor`` (who clicked) may have closed their DMs before: at most once a day, as they
         act, their panel is tried by DM again, and if it gets through their DMs are on again
-        without a word (a failed try says nothing either)."""
+        without a word (a failed try says nothing either).
+
+        Returns the table as drawn and each seat's DM mode as it stands after (a player found
+        with closed DMs is "closed" now), for the turn ping that follows
+        (:meth:`cogs.notices.Notices.turn_ping`) to go by without reading them again; None when
+        a later move's flow has the panels."""
         async with self.locks.panels(table.id):
             newest, targets = await self.store.delivery_targets(table)
             if newest is None or newest.ply > table.ply:
-                return
+                return None
             table = newest
+            reached = dict(targets)
             for user_id, target in targets.items():
+                mode: DmMode | None = None
                 if target.mode == "on":
-                    await self._send_panel(table, user_id, target.panel, fresh=user_id == notify)
+                    mode = await self._send_panel(
+                        table, user_id, target.panel, fresh=user_id == notify
+                    )
                 elif target.mode == "closed" and user_id == actor and self._may_retry(user_id):
-                    await self._send_panel(table, user_id, target.panel, fresh=True, retry=True)
+                    mode = await self._send_panel(
+                        table, user_id, target.panel, fresh=True, retry=True
+                    )
+                if mode is not None:
+                    reached[user_id] = replace(target, mode=mode)
             self.locks.release(table)
+            return table, reached
 
     def _may_retry(self, user_id: int) -> bool:
         """Whether a player whose DMs were closed may be tried again now (once a day)."""
@@ -262,7 +278,8 @@ class Panels:
         *,
         fresh: bool = False,
         retry: bool = False,
-    ) -> None:
+    ) -> DmMode | None:
+        """Send or edit one player's DM panel; returns their DM mode when this changed it."""
         parts = await self.panel_parts(table, user_id, for_dm=True)
         try:
             old = None
@@ -276,7 +293,7 @@ class Panels:
                         # An unchanged panel is not touched; a recent click on it lends its
                         # webhook (exempt from the rate limit).
                         await self.delivery.edit(old, parts.edit_kwargs(), parts.image)
-                        return
+                        return None
                     except discord.NotFound:
                         old = None  # the player deleted it: send a fresh one
             # A fresh panel notifies its player; as the follow-up of their latest click in
@@ -295,16 +312,19 @@ class Panels:
                 # One panel per table: the new one replaces it (already gone is fine).
                 with contextlib.suppress(discord.NotFound):
                     await self.delivery.delete(old)
+            return "on" if retry else None
         except discord.Forbidden as exc:
             if exc.code != DM_CLOSED_CODE:
                 log.warning("table %s: DM to a player refused (code %s)", table.id, exc.code)
-                return
+                return None
             if retry:  # still closed: nothing to say, they were told once already
-                return
+                return None
             await self.store.set_dm_mode(user_id, "closed")
             await self._say_dms_closed(table, user_id)
+            return "closed"
         except discord.HTTPException as exc:
             log.warning("table %s: could not update a DM panel (HTTP %s)", table.id, exc.status)
+            return None
 
     async def _say_dms_closed(self, table: TableRecord, user_id: int) -> None:
         channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)

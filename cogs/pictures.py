@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import json
 import logging
 import multiprocessing
 import pickle
@@ -31,6 +30,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+import orjson
+
 PICTURES_KEPT = 512  # about 15–35 KB each
 
 log = logging.getLogger("siege.pictures")
@@ -40,8 +41,8 @@ T = TypeVar("T")
 
 def picture_key(game: str, args: tuple[Any, ...]) -> tuple[str, str]:
     """What a picture shows, as a key: the game and a digest of the renderer's arguments."""
-    text = json.dumps(args, sort_keys=True, default=str, separators=(",", ":"))
-    return game, hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    text = orjson.dumps(args, default=str, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    return game, hashlib.blake2b(text, digest_size=16).hexdigest()
 
 
 def _ready() -> bool:

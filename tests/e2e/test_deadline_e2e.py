@@ -281,3 +281,52 @@ async def test_a_slow_rematch_click_keeps_the_offer_it_posted(
     assert rematch.status == "running" and rematch.rematch_of == table.id
     assert "Everyone accepted" in w.fake.latest(offer).text()
     assert "Everyone accepted" not in w.fake.latest(message).text()
+
+
+async def test_clicks_beyond_the_flows_at_once_wait_their_turn_deferred_in_time(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An overloaded process runs a bounded number of flows (``Guard.admission``); a click that
+    has to wait for its turn is still deferred within its budget, then answered when its turn
+    comes, and nothing it asked for is lost."""
+    w = world
+    table, message = await open_game(w, dealer=DEALER_BOB)
+    guard = w.running.hall.guard
+    guard.admission = asyncio.Semaphore(1)  # one flow at a time: the click's move holds it
+    held = Held()
+    store = w.running.store
+    monkeypatch.setattr(store, "act", held.wrap(store.act))
+    turns_asked: list[int] = []
+    turns_of = store.turns_of
+
+    async def counted_turns_of(user_id: int, *args: Any, **kwargs: Any) -> Any:
+        turns_asked.append(user_id)
+        return await turns_of(user_id, *args, **kwargs)
+
+    monkeypatch.setattr(store, "turns_of", counted_turns_of)
+    clock = DayClock()
+    w.running.hall.deadline.clock = clock
+    click = asyncio.ensure_future(w.alice.click(message, _draw_label(table.running_state())))
+    await held.entered.wait()
+    command = asyncio.ensure_future(w.bob.slash(w.channel, "siege turns"))
+    for _ in range(1000):  # until Bob's flow waits for the one place (or plainly does not)
+        if guard.queued or turns_asked:
+            break
+        await asyncio.sleep(0)
+    assert guard.queued == 1 and not turns_asked and not command.done()
+    clock.advance(2.5)
+    assert await w.running.hall.deadline.check() == 2  # the held move and the waiting command
+    handle = await command
+    assert handle.response_type == DEFERRED_CHANNEL_MESSAGE and handle.ephemeral
+    assert not turns_asked  # deferred while it waited: its work has not started
+    moved_handle = await click
+    assert moved_handle.response_type == DEFERRED_UPDATE_MESSAGE
+    held.release()
+    await w.fake.settle()
+    w.running.hall.deadline.clock = time.time
+    assert turns_asked == [w.bob.id]
+    answer = handle.response_message
+    assert answer is not None and not answer.loading and answer.embeds
+    moved = await w.table_by_id(table.id)
+    assert moved.ply == table.ply + 1
+    assert guard.queued == 1

@@ -21,6 +21,15 @@ async def both_draw(w: World, table_id: int) -> None:
         await w.fake.settle()
 
 
+def turn_pings(w: World) -> list[str]:
+    """The turn pings standing in the channel (each replaces the last)."""
+    return [
+        m.content
+        for m in w.fake.channel_messages(w.channel)
+        if "your turn at table" in m.content and not m.deleted
+    ]
+
+
 def notices(w: World) -> list[str]:
     return [m.content for m in w.fake.channel_messages(w.channel) if "direct messages" in m.content]
 
@@ -51,3 +60,40 @@ async def test_reopened_dms_are_noticed_as_the_player_acts(world: World) -> None
     await both_draw(w, table.id)  # and it stays there, kept up to date
     table = await w.table_by_id(table.id)
     assert f"Table #{table.id}" in dm_panel(w, w.bob, table).text()
+
+
+async def test_dms_found_closed_by_a_move_get_the_turn_ping_in_the_same_redraw(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The turn ping goes by what drawing the panels just found (one read of how each seat is
+    reached per move): a player whose DMs close mid-game is pinged in the channel by the very
+    move that found them closed."""
+    w = world
+    table, _ = await open_game(w, dealer=DEALER_BOB)
+    store = w.running.store
+    reads: list[int] = []
+    delivery_targets = store.delivery_targets
+
+    async def counted(record: object) -> object:
+        reads.append(1)
+        return await delivery_targets(record)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "delivery_targets", counted)
+    # Alice draws; the turn passes to Bob, whose DMs are open: one read for panels and ping.
+    table = await w.table_by_id(table.id)
+    await w.alice.click(w.table_message(table), _draw_label(table.running_state()))
+    await w.fake.settle()
+    assert len(reads) == 1
+    assert turn_pings(w) == []  # his fresh DM panel notifies him
+
+    w.bob.dms_closed = True  # Bob closes his DMs mid-game
+    table = await w.table_by_id(table.id)
+    await w.bob.click(w.table_message(table), _draw_label(table.running_state()))
+    await w.fake.settle()
+    table = await w.table_by_id(table.id)
+    await w.alice.click(w.table_message(table), _draw_label(table.running_state()))
+    await w.fake.settle()
+    assert await store.dm_mode(w.bob.id) == "closed"
+    (ping,) = turn_pings(w)
+    assert ping.startswith(f"<@{w.bob.id}>, it's your turn at table #{table.id}")
+    assert len(reads) == 3  # one per move

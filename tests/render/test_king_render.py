@@ -460,17 +460,16 @@ def _check_controls(controls: list[Control]) -> None:
         discord.ui.Button(label="Resign", custom_id="x"),
         discord.ui.Button(label="Open the table", url="https://discord.com/channels/1/2/3"),
     ]
-    view = layout(1, 1, controls, extra)
-    # Action and stage menus are DynamicItems wrapping the select.
-    wrapped = [getattr(item, "item", item) for item in view.children]
-    selects = [item for item in wrapped if isinstance(item, discord.ui.Select)]
+    rows = layout(1, 1, controls, extra).to_components()
+    laid = [component for row in rows for component in row["components"]]
+    selects = [component for component in laid if component["type"] == 3]
     menus = [c for c in controls if isinstance(c, ActionSelect | StageSelect)]
     wanted = sum(len(c.choices) for c in menus)
-    assert sum(len(s.options) for s in selects) == wanted, "a menu was dropped for lack of room"
-    assert all(len(s.options) <= SELECT_MAX_OPTIONS for s in selects)
+    assert sum(len(s["options"]) for s in selects) == wanted, "a menu was dropped for lack of room"
+    assert all(len(s["options"]) <= SELECT_MAX_OPTIONS for s in selects)
     buttons = sum(1 for c in controls if isinstance(c, ActionButton | BackButton))
-    assert len(view.children) == len(extra) + buttons + len(selects), "a button was dropped"
-    assert len({item.row for item in view.children}) <= 5
+    assert len(laid) == len(extra) + buttons + len(selects), "a button was dropped"
+    assert len(rows) <= 5
 
 
 # -- the Assassin --------------------------------------------------------------------------------
