@@ -11,11 +11,11 @@ import random
 from typing import Any
 
 import engine
+from engine import ai
 from engine.ai import castles as castles_ai
 from engine.ai import king as king_ai
 from engine.ai import kurth as kurth_ai
 from engine.ai.search import ismcts
-from engine import ai
 from engine.king import ATTACKER, DEFENDER, KING, THRONE, column_value
 from engine.rules import State, rng_for
 from tests.engine.test_computer import random_state
