@@ -11,8 +11,10 @@ thinking time of hard's moves in these games: median, 99th percentile and maximu
 players (``benchmarks/rule_players.py``) take a seat by name: ``--pairs hard-greedy`` (Castles),
 ``hard-public`` (King), ``hard-capture`` (Siege (1966)); ``wall``, ``sleuth``, ``careful`` are
 the second rule player of each of these games; and the towers tables ``hard-tag``,
-``hard-tag-4``; ``hard-normal-7`` times hard at a 7-seat tower poker table. Tower poker tables
-also print the focus seat's mean chip result per game with its 95% interval.
+``hard-tag-4`` (tight-aggressive), ``hard-lag``, ``hard-lag-4`` (loose-aggressive),
+``hard-station``, ``hard-station-4`` (calling station), and ``lag-tag``, ``station-tag`` (the
+rule players against each other); ``hard-normal-7`` times hard at a 7-seat tower poker table.
+Tower poker tables also print the focus seat's mean chip result per game with its 95% interval.
 
 Run: ``python -m benchmarks.computer_strength [--games N] [--workers W] [--only castles,king]
 [--pairs hard-normal,normal-random]`` (``--pairs`` keeps only those two-player matchups).
@@ -58,6 +60,12 @@ TOWER_TABLES: dict[str, tuple[int, str, str]] = {
     "normal-tag": (2, "normal", "tag"),
     "hard-tag-4": (4, "hard", "tag"),
     "hard-normal-7": (7, "hard", "normal"),
+    "hard-lag": (2, "hard", "lag"),
+    "hard-lag-4": (4, "hard", "lag"),
+    "hard-station": (2, "hard", "station"),
+    "hard-station-4": (4, "hard", "station"),
+    "lag-tag": (2, "lag", "tag"),
+    "station-tag": (2, "station", "tag"),
 }
 
 

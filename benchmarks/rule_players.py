@@ -8,6 +8,13 @@ with ``rng`` only to break ties. ``RULE_PLAYERS`` maps a name (used as a seat's 
   face-up tower cards the show would use) it bets or raises, with a pair it checks or calls,
   with less it checks or folds to a bet; it buys a flip only when free, keeps its cards at an
   "up to" joker discard and never leaves.
+- ``lag`` (tower poker, loose-aggressive): bets and raises with a pair or better, bets a third
+  of its weaker hands when nobody has bet, calls a bet with anything while the bet is small
+  (at most 2 tower cards face up) and with a pair or better once it is big; it buys the first
+  paid flip (1 chip), keeps its cards at a discard and never leaves.
+- ``station`` (tower poker, calling station): never folds and never raises; checks, or calls
+  any bet; bets only with three of a kind or better; buys a flip costing at most 5 chips when it
+  holds less than two pair.
 - ``greedy`` (Castles Besieged, greedy attacker): hits the castle with an unblocked card; else
   attacks the card it kills most easily when the roll needed is 8 or less; else lays its
   highest card, draws, or attacks anyway.
@@ -18,8 +25,8 @@ with ``rng`` only to break ties. ``RULE_PLAYERS`` maps a name (used as a seat's 
 - ``capture`` (Siege (1966), capture-greedy): takes the Commander, else a Knight, else any
   piece it can; otherwise a random move.
 
-Three more, written after the computer was tuned and never used to tune it (the issue's
-"players they have not seen"):
+Three more for the board games, written after their computer was tuned and never used to tune
+it (the issue's "players they have not seen"):
 
 - ``wall`` (Castles Besieged, thrifty defender): hits the castle with an unblocked card; when
   the other side has one, kills its easiest card on 9 or less, else blocks with its lowest
@@ -43,7 +50,7 @@ from typing import Any
 from engine.king import ATTACKER, DEFENDER, JUDGE, KING, SORC, card_value
 from engine.knights import COMMANDER, KNIGHT
 from engine.knights_moves import side_moves
-from engine.poker_hands import PAIR, TWO_PAIR, best_value
+from engine.poker_hands import PAIR, TRIPS, TWO_PAIR, best_value
 from engine.rules import Action
 
 RulePlayer = Callable[[Mapping[str, Any], int, list[Action], random.Random], Action]
@@ -91,6 +98,55 @@ def towers_tag(
         if action["type"] == "discard" and not action["cards"]:
             return action
     return legal[rng.randrange(len(legal))]
+
+
+def _towers_flip_or_discard(
+    view: Mapping[str, Any], legal: list[Action], buy_up_to: int, rng: random.Random
+) -> Action:
+    """A flip offer (buy when the fee is at most ``buy_up_to``) or a discard (keep the cards
+    when allowed), for the tower poker rule players."""
+    fee = view["summary"].get("next_flip_cost")
+    chosen = None
+    if fee is not None and fee <= buy_up_to:
+        chosen = _first(legal, "buy_flip")
+    chosen = chosen or _first(legal, "decline_flip")
+    if chosen is not None:
+        return chosen
+    for action in legal:
+        if action["type"] == "discard" and not action["cards"]:
+            return action
+    return legal[rng.randrange(len(legal))]
+
+
+def towers_lag(
+    view: Mapping[str, Any], seat: int, legal: list[Action], rng: random.Random
+) -> Action:
+    legal = [a for a in legal if a["type"] != "leave"]
+    strength = towers_strength(view)
+    small = len(view["summary"]["face_up"]) <= 2
+    bluff = rng.random() < 1 / 3
+    if strength >= PAIR:
+        order: tuple[str, ...] = ("raise", "bet", "call", "check")
+    elif small:
+        order = ("bet", "call", "check") if bluff else ("check", "call")
+    else:
+        order = ("bet", "check", "fold") if bluff else ("check", "fold")
+    chosen = _first(legal, *order)
+    if chosen is not None:
+        return chosen
+    return _towers_flip_or_discard(view, legal, 1, rng)
+
+
+def towers_station(
+    view: Mapping[str, Any], seat: int, legal: list[Action], rng: random.Random
+) -> Action:
+    legal = [a for a in legal if a["type"] != "leave"]
+    strength = towers_strength(view)
+    order = ("bet", "check", "call") if strength >= TRIPS else ("check", "call")
+    chosen = _first(legal, *order)
+    if chosen is not None:
+        return chosen
+    return _towers_flip_or_discard(view, legal, 5 if strength < TWO_PAIR else 0, rng)
 
 
 def castles_greedy(
@@ -281,6 +337,8 @@ def knights_careful(
 
 RULE_PLAYERS: dict[str, tuple[str, RulePlayer]] = {
     "tag": ("towers", towers_tag),
+    "lag": ("towers", towers_lag),
+    "station": ("towers", towers_station),
     "greedy": ("castles", castles_greedy),
     "public": ("king", king_public),
     "capture": ("knights", knights_capture),

@@ -295,8 +295,10 @@ class Pacer:
 async def tables_in_channels(db: Path | str, guild_ids: Sequence[int]) -> None:
     """The load is a table per channel, measured as before game threads: each server's threads
     setting off (set before the bots start, on the database they will open). A bot from another
-    checkout (--bot-root) may predate the setting (and threads): then nothing is set."""
-    if os.environ.get("TABLE_LOAD_BOT_ROOT"):
+    checkout (--bot-root) may predate the setting (and threads, ``cogs/threads.py``): then
+    nothing is set."""
+    root = os.environ.get("TABLE_LOAD_BOT_ROOT")
+    if root and not (Path(root) / "cogs" / "threads.py").exists():
         return
     store = await Store.open(db)
     try:

@@ -20,7 +20,10 @@ State (plain JSON): ``seats``, ``options``, ``phase`` (betting, flip_offer, disc
 ``round_bets``, ``bet_level``, ``raises``, ``bet_size``, ``acted`` (since the last bet or raise),
 ``offer`` (seats still to be offered the flip after ``to_act``), ``discard`` (the tower-joker
 decision under way: its mode and the seats still to ask after ``to_act``), ``joker_revealed``,
-``jokers_from_towers``, ``jackpot``, ``last_hand``, ``shows`` (the hands shown during the latest
+``jokers_from_towers``, ``jackpot``, ``hand_actions`` (this hand's public betting log, one
+``[seat, type, face-up cards then]`` per check, bet, call, raise or fold; every view's
+``actions``), ``past_hands`` (the public record of the last finished hands: log, tower cards,
+hands shown; in every view), ``last_hand``, ``shows`` (the hands shown during the latest
 action, with each show's face-up cards and burned card: all public; more than one when hands
 ran on without a decision, everyone all-in from the antes) and ``result``.
 """
@@ -310,6 +313,10 @@ class Towers(StoredTurn):
                 value, used = best_value(hand, state["face_up"], 3 if state["jackpot"] else 1)
                 best = {"category": category(value), "tower": list(used)}
             view["best"] = best
+        # Beyond the spec's summary, and public: this hand's betting log and the record of the
+        # finished hands (what everyone at the table saw).
+        view["actions"] = [list(entry) for entry in state.get("hand_actions", [])]
+        view["past_hands"] = state.get("past_hands", [])
         return view
 
     def safe_action(self, state: State, seat: int) -> Action | None:

@@ -112,6 +112,7 @@ def _reset_hand(s: State) -> None:
         joker_revealed=[False] * n,
         jackpot=False,
         burned=None,
+        hand_actions=[],
     )
 
 

@@ -209,6 +209,8 @@ def _bet(s: State, seat: int, kind: str, rng: random.Random, events: list[Event]
     s["acted"][seat] = True
     if kind == "call":
         event["all_in"] = s["chips"][seat] == 0
+    # The hand's public log (a new list: states are copied shallowly); older states lack it.
+    s["hand_actions"] = [*s.get("hand_actions", []), [seat, kind, len(s["face_up"])]]
     events.append(event)
     _after_bettor(s, seat, rng, events)
 
@@ -347,6 +349,7 @@ def _end_hand(s: State, rng: random.Random, events: list[Event]) -> None:
         if s["chips"][x] == 0:
             s["out"][x] = True
             events.append({"type": "seat_out", "seat": x})
+    _record_hand(s)
     spire = s["spire"] + s["dungeon"] + s["face_up"] + [c for h in s["hands"] for c in h]
     # By hand: the next hand's cards do not depend on what this one's players did.
     shuffle_for(rng, spire, f"shuffle:hand-{s['hand_no'] + 1}")
@@ -354,3 +357,21 @@ def _end_hand(s: State, rng: random.Random, events: list[Event]) -> None:
     _reset_hand(s)
     events.append({"type": "hand_ended", "hand_no": s["hand_no"]})
     _start_hand(s, rng, events)
+
+
+#: How many finished hands the public record keeps (a game at the tallest towers has at most 40).
+PAST_HANDS_KEPT = 40
+
+
+def _record_hand(s: State) -> None:
+    """Keep the finished hand's public record: its betting log, the tower cards turned and the
+    hands shown at its show (None for a seat that did not show): what everyone at the table saw,
+    so that a player (or a computer seat) can read the others' habits from it."""
+    shown = next((sh["hands"] for sh in s["shows"] if sh["hand_no"] == s["hand_no"]), None)
+    record = {
+        "hand_no": s["hand_no"],
+        "actions": s.get("hand_actions", []),
+        "face_up": list(s["face_up"]),
+        "hands": shown if shown is not None else [None] * s["seats"],
+    }
+    s["past_hands"] = [*s.get("past_hands", []), record][-PAST_HANDS_KEPT:]

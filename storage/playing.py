@@ -15,18 +15,24 @@ from engine.rules import Action, Event, Result, RuleError, State, dumps, loads
 from storage import clock, daily, results
 from storage.base import StoreBase
 from storage.database import Connection
+from storage.reading import grow_kept_tail
 from storage.records import (
     RESIGN,
+    ActionRecord,
     Ending,
     StaleAction,
     Status,
     TableError,
     TableRecord,
     is_resignation,
+    read_actions,
     require,
     why_resigned,
 )
 from storage.tables import move_deadlines, perform
+
+#: The log row a move writes (read back in its transaction).
+WRITTEN = "SELECT * FROM actions WHERE table_id = ? AND ply = ?"
 
 
 class Playing(StoreBase):
@@ -47,12 +53,17 @@ class Playing(StoreBase):
     async def _commit_action(
         self, table_id: int, user_id: int, action: Action, expected_ply: int | None
     ) -> tuple[TableRecord, list[Event]]:
-        def run(conn: Connection) -> tuple[TableRecord, list[Event]]:
-            return apply_action(
+        def run(conn: Connection) -> tuple[TableRecord, list[Event], list[ActionRecord]]:
+            after, events = apply_action(
                 conn, table_id, user_id, action, expected_ply, self._moment(), memo=self._db.memo
             )
+            # The log row just written, as a read gives it: the kept tail grows by it.
+            written = read_actions(conn, WRITTEN, (table_id, after.ply - 1))
+            return after, events, written
 
-        return await self._write(run)
+        after, events, written = await self._write(run)
+        grow_kept_tail(self._tails, table_id, after.ply, written)
+        return after, events
 
 
 # -- On the database thread, inside the caller's transaction ------------------------------------

@@ -6,6 +6,8 @@ turns, and a replay from the seed.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from engine import chance
 from engine.rules import State
 from storage import computers, records
@@ -33,6 +35,23 @@ TAIL_KEPT = 40
 #: so no more (with 512, the longest collection at 1,000 tables was 58 ms against 48: one run
 #: each of ``benchmarks/table_load.py --sizes 1000 --moves 8 --rates 40``).
 TAIL_TABLES = 128
+
+
+def grow_kept_tail(
+    tails: OrderedDict[int, tuple[int, tuple[ActionRecord, ...]]],
+    table_id: int,
+    ply: int,
+    written: list[ActionRecord],
+) -> None:
+    """A move was just written, bringing its table to ``ply`` (``written``: the log rows it
+    wrote, read back in its transaction): a tail kept for the position before it grows by them,
+    so the next :meth:`Reading.log_tail` at ``ply`` reads nothing (it read them back otherwise,
+    a trip to the database thread per move). Only a tail kept for exactly that position grows:
+    any other is read as before."""
+    kept = tails.get(table_id)
+    if kept is None or not written or kept[0] != ply - len(written):
+        return
+    tails[table_id] = (ply, (*kept[1], *written)[-TAIL_KEPT:])
 
 
 class Reading(StoreBase):

@@ -24,10 +24,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from random import Random
 from typing import Any
 
 from engine.ai.computer import Computer
 from engine.ai.search import EngineRules
+from engine.ai.towers_read import read_action
 from engine.poker_hands import CATEGORY_SHIFT, JOKERS, PAIR, TWO_PAIR, best_value
 from engine.rules import Action, Game, State, resolve_options
 from engine.towers import (
@@ -48,9 +50,12 @@ class TowersModel(EngineRules):
     game: Game = GAME
     rollout_depth = 60
 
-    def __init__(self, view: Mapping[str, Any], seat: int, options: Mapping[str, Any]) -> None:
+    def __init__(
+        self, view: Mapping[str, Any], seat: int, options: Mapping[str, Any], level: str = "normal"
+    ) -> None:
         self.view = view
         self.seat = seat
+        self.level = level
         self.options = resolve_options(GAME, options)
         summary = view["summary"]
         self.hand_no = summary["hand_no"]
@@ -58,7 +63,15 @@ class TowersModel(EngineRules):
         self.scale = 2.0 * max(10, 8 * self.options["big_bet"] + 2 * self.options["ante"])
 
     def shortcut(self, rng: random.Random) -> Action | None:
-        return None
+        """Hard bets and takes flips by its equity against the others' read hands
+        (:mod:`engine.ai.towers_read`); the search decides the rest."""
+        if self.level != "hard":
+            return None
+        # The legal list is public (it depends on chips and bets only): any deal gives it.
+        legal = GAME.legal_actions(
+            determinize(self.view, self.seat, self.options, Random(0)), self.seat
+        )
+        return read_action(self.view, self.seat, legal, rng)
 
     def determinize(self, rng: random.Random) -> State:
         return determinize(self.view, self.seat, self.options, rng)
@@ -348,5 +361,5 @@ def _pending_discard(
 # Search iterations per level (hard stays under a second a move at 7 seats; docs/computer.md).
 COMPUTER = Computer(
     budgets={"normal": 60, "hard": 400},
-    model=lambda view, seat, options, level: TowersModel(view, seat, options),
+    model=lambda view, seat, options, level: TowersModel(view, seat, options, level),
 )

@@ -70,7 +70,7 @@ async def test_after_the_tokens_expire_moves_still_update_and_notify(world: Worl
     w = world
     table = await open_game(w, "castles")
     delivery = w.running.hall.delivery
-    now = [0.0]
+    now = [delivery.clock()]  # from its own time now: what was kept before expires too
     delivery.clock = lambda: now[0]
     rng = random.Random(7)
     counter = Counter(w)

@@ -42,8 +42,10 @@ LEAVE: Action = {"type": "leave"}
 
 
 def towers_public(state: State) -> set[str]:
-    """Codes everyone has seen: face-up tower cards, the burned card, and the hands, tower cards
-    and burned card of each show of the latest action."""
+    """Codes everyone has seen: face-up tower cards, the burned card, the hands, tower cards
+    and burned card of each show of the latest action, and the tower cards and shown hands of
+    the finished hands in the public record (``past_hands``: two decks, so seeing a code again
+    names no one's card)."""
     public = set(state["face_up"])
     if state["burned"] is not None:
         public.add(state["burned"])
@@ -51,6 +53,9 @@ def towers_public(state: State) -> set[str]:
         public.update(show["face_up"])
         public.add(show["burned"])
         public.update(c for hand in show["hands"] if hand is not None for c in hand)
+    for record in state.get("past_hands", []):
+        public.update(record["face_up"])
+        public.update(c for hand in record["hands"] if hand is not None for c in hand)
     return public
 
 

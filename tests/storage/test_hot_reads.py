@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -46,7 +47,7 @@ async def test_log_tail_is_the_history_before_the_position(store: Store) -> None
 
 
 async def test_log_tail_reads_only_what_was_logged_since(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Store, db_path: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table = await play_randomly(store, await running_table(store), random.Random(6), 4)
     reads = Reads(store, monkeypatch)
@@ -56,11 +57,23 @@ async def test_log_tail_reads_only_what_was_logged_since(
     assert await store.log_tail(table, 5) == first[-5:]
     assert await store.log_tail(table, 1) == first[-1:]
     assert reads.count == 1
+    # Moves written by this store grow the tail it keeps: the next position reads nothing.
     later = await play_randomly(store, table, random.Random(7), 2)
     tail = await store.log_tail(later, 40)
-    assert reads.count == 2
+    assert reads.count == 1
     assert [r.ply for r in tail] == list(range(later.ply))
     assert tail == await store.recent_actions(later.id, 40)
+    # A move written by another process on the same database: read from the file.
+    other = await Store.open(db_path)
+    try:
+        latest = await play_randomly(other, later, random.Random(8), 1)
+    finally:
+        await other.close()
+    reads.count = 0
+    tail = await store.log_tail(latest, 40)
+    assert reads.count == 1
+    assert tail == await store.recent_actions(latest.id, 40)
+    assert [r.ply for r in tail] == list(range(latest.ply))
 
 
 async def test_log_tail_is_bounded(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
