@@ -9,7 +9,8 @@ its 95% Wilson interval. "Clearly better" means the interval's lower bound is ab
 towers' multi-seat table, above the 1/n share a random seat expects). The last column is the
 thinking time of hard's moves in these games: median, 99th percentile and maximum. Rule-based
 players (``benchmarks/rule_players.py``) take a seat by name: ``--pairs hard-greedy`` (Castles),
-``hard-public`` (King), ``hard-capture`` (Siege (1966)), and the towers tables ``hard-tag``,
+``hard-public`` (King), ``hard-capture`` (Siege (1966)); ``wall``, ``sleuth``, ``careful`` are
+the second rule player of each of these games; and the towers tables ``hard-tag``,
 ``hard-tag-4`` (tight-aggressive), ``hard-lag``, ``hard-lag-4`` (loose-aggressive),
 ``hard-station``, ``hard-station-4`` (calling station), and ``lag-tag``, ``station-tag`` (the
 rule players against each other); ``hard-normal-7`` times hard at a 7-seat tower poker table.
@@ -208,7 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--pairs",
         default=",".join(f"{a}-{b}" for a, b in PAIRS),
         help="two-player matchups, as level-level (e.g. hard-normal,normal-random); a rule player"
-        " (benchmarks/rule_players.py: greedy, public, capture) plays only its own game",
+        " (benchmarks/rule_players.py: greedy, wall, public, sleuth, capture, careful) plays only"
+        " its own game",
     )
     args = parser.parse_args(argv)
     wanted = args.only.split(",")

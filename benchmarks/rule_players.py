@@ -24,6 +24,21 @@ with ``rng`` only to break ties. ``RULE_PLAYERS`` maps a name (used as a seat's 
   way, a Sorcerer where it swings most; sends the Assassin at the tallest column.
 - ``capture`` (Siege (1966), capture-greedy): takes the Commander, else a Knight, else any
   piece it can; otherwise a random move.
+
+Three more for the board games, written after their computer was tuned and never used to tune
+it (the issue's "players they have not seen"):
+
+- ``wall`` (Castles Besieged, thrifty defender): hits the castle with an unblocked card; when
+  the other side has one, kills its easiest card on 9 or less, else blocks with its lowest
+  card; with level rows kills only on a 7, keeps two cards in hand by drawing and lays its
+  lowest card, keeping the high ones back.
+- ``sleuth`` (Siege the King, King-hunter): takes the other side's face-down column with the
+  most Defender value for its King and spends its Attackers and Judges there (a revealed King
+  at once); shores up its own King's column (Defender, or a Judge on an Attacker there) first
+  when it is below 6, never else; sends the Assassin at the most reinforced column.
+- ``careful`` (Siege (1966), careful capturer): takes the most valuable piece it can, and
+  never moves a piece to a square the other side can capture on next move unless the capture
+  is worth more than the piece it risks.
 """
 
 from __future__ import annotations
@@ -32,8 +47,9 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engine.king import DEFENDER, JUDGE, KING, SORC, card_value
+from engine.king import ATTACKER, DEFENDER, JUDGE, KING, SORC, card_value
 from engine.knights import COMMANDER, KNIGHT
+from engine.knights_moves import side_moves
 from engine.poker_hands import PAIR, TRIPS, TWO_PAIR, best_value
 from engine.rules import Action
 
@@ -211,6 +227,114 @@ def knights_capture(
     return max(legal, key=score)
 
 
+def castles_wall(
+    view: Mapping[str, Any], seat: int, legal: list[Action], rng: random.Random
+) -> Action:
+    rows = view["summary"]["rows"]
+    mine, theirs = len(rows[seat]), len(rows[1 - seat])
+    attacks = view["attacks"][seat]
+    lays = [a for a in legal if a["type"] == "lay"]
+    easiest = min(
+        ((a["needed"], pos) for pos, a in enumerate(attacks) if a["target"] == "card"),
+        default=None,
+    )
+    if mine > theirs:
+        return {"type": "attack", "pos": theirs}
+    if theirs > mine:
+        if easiest is not None and easiest[0] <= 9:
+            return {"type": "attack", "pos": easiest[1]}
+        if lays:
+            return lays[0]
+    if easiest is not None and easiest[0] <= 7:
+        return {"type": "attack", "pos": easiest[1]}
+    if len(view["hand"]) < 2 and view["summary"]["pile"]:
+        return {"type": "draw"}
+    if lays:
+        return lays[0]  # the engine lists a hand low to high: the high cards stay back
+    for action in legal:
+        if action["type"] in ("draw", "attack"):
+            return action
+    return legal[rng.randrange(len(legal))]
+
+
+def _defence(column: Mapping[str, Any]) -> int:
+    return sum(
+        card_value(c) or 0
+        for c, r in zip(column["cards"], column["roles"], strict=True)
+        if r == DEFENDER
+    )
+
+
+def king_sleuth(
+    view: Mapping[str, Any], seat: int, legal: list[Action], rng: random.Random
+) -> Action:
+    summary = view["summary"]
+    other = 1 - seat
+    columns = summary["columns"]
+    if summary["phase"] == "arrange":
+        return legal[rng.randrange(len(legal))]
+    theirs = columns[other]
+    if summary["phase"] == "assassinate":
+        return max(legal, key=lambda a: (_defence(theirs[a["column"]]), rng.random()))
+    shown = [i for i in range(3) if theirs[i]["castle"] == KING]
+    hidden = [i for i in range(3) if theirs[i]["open"] and theirs[i]["castle"] is None]
+    candidates = shown or hidden or [0]
+    target = max(candidates, key=lambda i: (_defence(theirs[i]), -_column_value(theirs[i])))
+    king = list(view["castle"]).index(KING)
+    king_low = _column_value(columns[seat][king]) < 6
+
+    def score(action: Action) -> float:
+        if action["type"] != "play":
+            return -2.0
+        card = action["card"]
+        s, i = action["column"]
+        col = columns[s][i]
+        value = card_value(card) or 0
+        if value and s == other:
+            return value * (1.5 if i == target else 0.2)
+        if value:
+            return value + 20 if i == king and king_low else 0.1 * value
+        if card == JUDGE:
+            role = col["roles"][action["target"]]
+            gain = card_value(col["cards"][action["target"]]) or 0
+            if s == other and i == target and role == DEFENDER:
+                return gain * 1.4
+            if s == seat and i == king and role == ATTACKER:
+                return gain + 20 if king_low else 0.5 * gain
+            return -1.0
+        if card == SORC:
+            if s == other and i == target:
+                return 0.5 * (_defence(col) - 6)
+            if s == seat and i == king:
+                return 0.5 * (10 - _column_value(col))
+            return -1.0
+        return -1.0
+
+    return max(legal, key=lambda a: (score(a), rng.random()))
+
+
+def knights_careful(
+    view: Mapping[str, Any], seat: int, legal: list[Action], rng: random.Random
+) -> Action:
+    pieces: dict[str, str] = dict(view["summary"].get("pieces") or {})
+    worth = {COMMANDER: 10, KNIGHT: 3}
+
+    def score(action: Action) -> float:
+        if action["type"] != "move":
+            return 0.0
+        moved = pieces[action["from"]]
+        taken = pieces.get(action["to"])
+        after = dict(pieces)
+        del after[action["from"]]
+        after[action["to"]] = moved
+        risked = any(to == action["to"] for _, to in side_moves(after, 1 - seat))
+        gain = 0 if taken is None else worth.get(taken, 2)
+        loss = worth.get(moved, 2) if risked else 0
+        return gain - loss + rng.random() * 0.5
+
+    return max(legal, key=score)
+
+
 RULE_PLAYERS: dict[str, tuple[str, RulePlayer]] = {
     "tag": ("towers", towers_tag),
     "lag": ("towers", towers_lag),
@@ -218,4 +342,7 @@ RULE_PLAYERS: dict[str, tuple[str, RulePlayer]] = {
     "greedy": ("castles", castles_greedy),
     "public": ("king", king_public),
     "capture": ("knights", knights_capture),
+    "wall": ("castles", castles_wall),
+    "sleuth": ("king", king_sleuth),
+    "careful": ("knights", knights_careful),
 }

@@ -11,12 +11,14 @@ import random
 from typing import Any
 
 import engine
+from engine import ai
 from engine.ai import castles as castles_ai
 from engine.ai import king as king_ai
 from engine.ai import kurth as kurth_ai
 from engine.ai.search import ismcts
-from engine.king import ATTACKER, DEFENDER, column_value
+from engine.king import ATTACKER, DEFENDER, KING, THRONE, column_value
 from engine.rules import State, rng_for
+from tests.engine.test_computer import random_state
 from tests.engine.test_computer_policies import _king_state
 
 KURTH = engine.GAMES["kurth"]
@@ -176,3 +178,53 @@ def test_the_king_evaluation_fears_the_column_nearest_to_falling() -> None:
         state["columns"][seat][i] = column
     assert [column_value(c) for c in state["columns"][seat]] == [2, 20, 20]
     assert king_ai.evaluate(state, seat)[seat] < level
+
+
+def test_the_king_computer_never_uses_where_its_own_king_hides() -> None:
+    """While its castle is face down, the computer's choice is the same wherever among those
+    columns its King lies (same view otherwise, same generator): its play cannot point to the
+    King. It failed with a search that kept the King where it is in a quarter of its samples."""
+    king_game = engine.GAMES["king"]
+    checked = 0
+    for seed in range(40):
+        state = random_state(king_game, seed, 6 + seed % 12, 2, {})
+        seat = state["to_act"]
+        if seat is None or state["phase"] != "play" or any(state["revealed"][seat]):
+            continue
+        choices = []
+        for king in range(3):
+            moved = dict(state)
+            castles = [list(c) for c in state["castles"]]
+            castles[seat] = [KING if i == king else THRONE for i in range(3)]
+            moved["castles"] = castles
+            view = king_game.view(moved, seat)
+            choices.append(ai.choose("king", view, seat, "hard", random.Random(seed), budget=60))
+        assert choices[0] == choices[1] == choices[2], seed
+        checked += 1
+    assert checked >= 5
+
+
+def _mirrored(state: State) -> State:
+    other = dict(state)
+    for key in ("rows", "hands", "hits"):
+        other[key] = list(reversed(state[key]))
+    other["to_act"] = None if state["to_act"] is None else 1 - state["to_act"]
+    return other
+
+
+def test_the_castles_evaluation_is_a_chance_and_fair_to_both_seats() -> None:
+    """Each seat's value is its chance to win: the two add up to 1, and swapping the seats
+    swaps them; a seat with more cards left to lay once the pile is empty stands better."""
+    for seed in range(20):
+        state = random_state(CASTLES, seed, 20 + 9 * seed, 2, {})
+        if state["result"] is not None:
+            continue
+        p0, p1 = castles_ai.evaluate(state)
+        assert 0 < p0 < 1 and abs(p0 + p1 - 1) < 1e-9
+        q0, q1 = castles_ai.evaluate(_mirrored(state))
+        assert abs(q1 - p0) < 1e-9 and abs(q0 - p1) < 1e-9
+    state = _castles([["9S"], ["TD"]], ["KD", "2S", "3H"])
+    state["pile"], state["hands"][1] = [], ["4C"]
+    richer = castles_ai.evaluate(state)[0]
+    state["hands"][0] = ["KD"]
+    assert castles_ai.evaluate(state)[0] < richer
