@@ -88,16 +88,7 @@ def towers_tag(
     chosen = _first(legal, *order)
     if chosen is not None:
         return chosen
-    fee = view["summary"].get("next_flip_cost")
-    if fee == 0:
-        chosen = _first(legal, "buy_flip")
-    chosen = chosen or _first(legal, "decline_flip")
-    if chosen is not None:
-        return chosen
-    for action in legal:
-        if action["type"] == "discard" and not action["cards"]:
-            return action
-    return legal[rng.randrange(len(legal))]
+    return _towers_flip_or_discard(view, legal, 0, rng)  # a flip only when it is free
 
 
 def _towers_flip_or_discard(

@@ -115,7 +115,7 @@ class Deadlines(StoreBase):
             ).fetchone()
             safe = game.safe_action(state, seat) if misses < table.forfeit_after else None
             rung = "auto_move" if safe is not None else "forfeit"
-            after, events = apply_action(
+            after, events, _ = apply_action(
                 conn, table.id, user, safe or resignation("time"), table.ply, moment, automatic=True
             )
             return Timeout(after, events, rung, seat, user, int(misses), table.deadline)

@@ -260,7 +260,9 @@ def claim(
     if clock.stamp(moment) < at:
         raise ClaimTooEarly(at)
     action = drawn_claim(user_id) if draw else resignation("claim", user_id)
-    after, events = apply_action(conn, table.id, absent, action, table.ply, moment, automatic=True)
+    after, events, _ = apply_action(
+        conn, table.id, absent, action, table.ply, moment, automatic=True
+    )
     return after, events, absent
 
 

@@ -51,7 +51,7 @@ class Playing(StoreBase):
         self, table_id: int, user_id: int, action: Action, expected_ply: int | None
     ) -> tuple[TableRecord, list[Event]]:
         def run(conn: Connection) -> tuple[TableRecord, list[Event], ActionRecord]:
-            return applied(
+            return apply_action(
                 conn, table_id, user_id, action, expected_ply, self._moment(), memo=self._db.memo
             )
 
@@ -88,26 +88,9 @@ def apply_action(
     *,
     automatic: bool = False,
     memo: dict[Any, Any] | None = None,
-) -> tuple[TableRecord, list[Event]]:
-    """:func:`applied`, without the log row."""
-    after, events, _ = applied(
-        conn, table_id, user_id, action, expected_ply, moment, automatic=automatic, memo=memo
-    )
-    return after, events
-
-
-def applied(
-    conn: Connection,
-    table_id: int,
-    user_id: int,
-    action: Action,
-    expected_ply: int | None,
-    moment: datetime,
-    *,
-    automatic: bool = False,
-    memo: dict[Any, Any] | None = None,
 ) -> tuple[TableRecord, list[Event], ActionRecord]:
-    """Load, check, apply and write one action: the body of one write transaction. The next
+    """Load, check, apply and write one action: the body of one write transaction; the table
+    after it, its events and its log row (as a read of the row gives it). The next
     move's deadline starts now; a move the player made (not ``automatic``) clears their missed
     deadlines.
 

@@ -171,7 +171,7 @@ def _resign_all(
         seat = table.seat_of(user_id)
         if seat is None or not table.engine.is_playing(table.running_state(), seat):
             continue
-        after, events = apply_action(conn, table.id, user_id, RESIGN, table.ply, moment)
+        after, events, _ = apply_action(conn, table.id, user_id, RESIGN, table.ply, moment)
         done.append((after, tuple(events)))
     return done
 
