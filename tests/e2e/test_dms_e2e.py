@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from storage import TableRecord
 from tests.e2e.test_castles_e2e import DEALER_BOB, _draw_label, dm_panel, open_game
 from tests.e2e.test_clock_e2e import with_clock
 from tests.e2e.world import World
@@ -74,9 +75,9 @@ async def test_dms_found_closed_by_a_move_get_the_turn_ping_in_the_same_redraw(
     reads: list[int] = []
     delivery_targets = store.delivery_targets
 
-    async def counted(record: object) -> object:
+    async def counted(record: TableRecord) -> object:
         reads.append(1)
-        return await delivery_targets(record)  # type: ignore[arg-type]
+        return await delivery_targets(record)
 
     monkeypatch.setattr(store, "delivery_targets", counted)
     # Alice draws; the turn passes to Bob, whose DMs are open: one read for panels and ping.
