@@ -515,7 +515,7 @@ def start_bot(
     env.update(
         DISCORD_TOKEN="fake-token",
         DATABASE_PATH=str(db),
-        LOG_LEVEL="INFO",  # a line per move (a few µs); the close line counts pictures
+        LOG_LEVEL="INFO",  # as deployed (moves log at DEBUG); the close line counts pictures
         # The bot's code: this checkout, or another one to compare with (--bot-root).
         SIEGE_BENCH_ROOT=os.environ.get("TABLE_LOAD_BOT_ROOT", str(ROOT)),
         SIEGE_BENCH_API=fake.api_base,
