@@ -71,7 +71,7 @@ class TowersModel(EngineRules):
         legal = GAME.legal_actions(
             determinize(self.view, self.seat, self.options, Random(0)), self.seat
         )
-        return read_action(self.view, self.seat, legal, rng)
+        return read_action(self.view, self.seat, legal, rng, self.options["big_bet"])
 
     def determinize(self, rng: random.Random) -> State:
         return determinize(self.view, self.seat, self.options, rng)

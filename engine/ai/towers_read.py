@@ -7,10 +7,13 @@ a player holding it was to act as that seat did this hand (:data:`LIKELIHOOD`: a
 player's tendencies, not any one opponent's rule: bets and raises come mostly from two pair or
 better, calls from a pair or better, checks mostly from less). The weighted share of the pot the
 seat would take at a show with the cards face up now is its *equity*. Then pot odds: call when
-the equity beats the price of the call, bet or raise when it is well above a fair share of the
-pot, now and then bet a weak hand heads-up when nobody has shown strength (a player who folds
-everything weaker than a pair to a bet gives that pot away), and buy a flip when the expected
-share of the bigger pot pays the fee.
+the equity beats the price of the call, raise when it is well above a fair share of the pot,
+bet when a bet brings back more than checking would (every other seat folding by its shown
+fold rate, weakest hands first, and the seat's share of the pot against those that call:
+heads-up and at a bigger table alike, so now and then a weak hand when the others fold
+enough), and buy a flip when what follows pays the fee: the seat's share of the bigger pot at
+the show, or, when better, a bet in the betting round the flip opens (a strong hand buys flips
+to be paid by the callers again, at the big bet from the third tower card on).
 
 What the others did this hand comes from the view's public action log (``view["actions"]``:
 ``[seat, type, face-up cards then]`` for every bet, check, call, raise and fold), read as the
@@ -55,9 +58,8 @@ PRIOR_WEIGHT = 3.0
 #: How often a generic player folds to a bet, and how many decisions that weighs.
 FOLD_PRIOR = 0.35
 FOLD_WEIGHT = 4.0
-#: Equity above a fair share (1 / seats in the hand) needed to bet, and to raise, as a fraction
-#: of the rest (1 - fair share), at a table of three or more.
-BET_EDGE = 0.15
+#: Equity above a fair share (1 / seats in the hand) needed to raise, as a fraction of the rest
+#: (1 - fair share), at a table of three or more.
 RAISE_EDGE = 0.3
 
 
@@ -125,10 +127,15 @@ def habits(view: Mapping[str, Any], seat: int) -> dict[int, Habits]:
 
 
 def read_action(
-    view: Mapping[str, Any], seat: int, legal: Sequence[Action], rng: random.Random
+    view: Mapping[str, Any],
+    seat: int,
+    legal: Sequence[Action],
+    rng: random.Random,
+    big_bet: int = 2,
 ) -> Action | None:
     """Hard's bet or flip decision out of ``legal``, or None when the decision is another kind
-    (or a jackpot)."""
+    (or a jackpot). ``big_bet`` is the table's bet size once 3 tower cards are up (an option
+    the view does not carry)."""
     summary = view["summary"]
     phase = summary["phase"]
     if summary["jackpot"] or phase not in ("betting", "flip_offer"):
@@ -142,16 +149,20 @@ def read_action(
         return None
     kinds = {a["type"] for a in legal}
     read = habits(view, seat)
-    odds = equity(view, seat, opponents, read, rng, flip=phase == "flip_offer")
+    flip = phase == "flip_offer"
+    odds = equity(view, seat, opponents, read, rng, flip=flip, big_bet=big_bet)
     pot = summary["pot"]
-    if phase == "flip_offer":
+    if flip:
         fee = summary["next_flip_cost"]
-        if "buy_flip" in kinds and odds.after * (pot + fee) - fee > odds.now * pot:
+        # Buying starts another betting round: the seat then checks, or bets when that brings
+        # back more (:attr:`Odds.bet_after`); declining goes to the show now.
+        bought = max(odds.after * (pot + fee), odds.bet_after) - fee
+        if "buy_flip" in kinds and bought > odds.now * pot:
             return {"type": "buy_flip"}
         return {"type": "decline_flip"}
     if len(opponents) == 1:
         return _heads_up(summary, kinds, odds)
-    return _bet_action(summary, kinds, len(opponents), odds.now)
+    return _bet_action(summary, kinds, len(opponents), odds)
 
 
 def _heads_up(summary: Mapping[str, Any], kinds: set[str], odds: Odds) -> Action:
@@ -174,17 +185,17 @@ def _heads_up(summary: Mapping[str, Any], kinds: set[str], odds: Odds) -> Action
     return {"type": "check"}
 
 
-def _bet_action(
-    summary: Mapping[str, Any], kinds: set[str], opponents: int, share: float
-) -> Action:
-    """Two or more opponents: bet or raise well above a fair share, call at the pot's odds."""
+def _bet_action(summary: Mapping[str, Any], kinds: set[str], opponents: int, odds: Odds) -> Action:
+    """Two or more opponents: bet when betting wins more than checking (:attr:`Odds.bet`),
+    raise well above a fair share, call at the pot's odds."""
     fair = 1.0 / (opponents + 1)
+    share = odds.now
     if "call" in kinds:
         paid = summary["to_call"]
         if share >= fair + RAISE_EDGE * (1 - fair) and "raise" in kinds:
             return {"type": "raise"}
         return {"type": "call"} if share * (summary["pot"] + paid) >= paid else {"type": "fold"}
-    if "bet" in kinds and share >= fair + BET_EDGE * (1 - fair):
+    if "bet" in kinds and odds.bet > share * summary["pot"]:
         return {"type": "bet"}
     return {"type": "check"}
 
@@ -192,10 +203,22 @@ def _bet_action(
 class Odds:
     """The seat's share of the pot at a show now (``now``), against the hands that would call
     a bet (``called``), and after one more tower card (``after``); heads-up, the chance that
-    the other seat folds to a bet (``fold``)."""
+    the other seat folds to a bet (``fold``). With two or more others, what a bet now would
+    bring back (``bet``: the pot when every seat folds, else the share of the called pot less
+    the bet); at a flip offer, what a bet after the flip would (``bet_after``, the fee in the
+    pot)."""
 
-    def __init__(self, now: float, called: float, after: float, fold: float) -> None:
+    def __init__(
+        self,
+        now: float,
+        called: float,
+        after: float,
+        fold: float,
+        bet: float = 0.0,
+        bet_after: float = 0.0,
+    ) -> None:
         self.now, self.called, self.after, self.fold = now, called, after, fold
+        self.bet, self.bet_after = bet, bet_after
 
 
 def equity(
@@ -206,9 +229,10 @@ def equity(
     rng: random.Random,
     *,
     flip: bool = False,
+    big_bet: int = 2,
 ) -> Odds:
-    """The seat's weighted share of the pot at a show (see :class:`Odds`); ``after`` only with
-    ``flip`` (else the same as ``now``)."""
+    """The seat's weighted share of the pot at a show (see :class:`Odds`); ``after`` and
+    ``bet_after`` only with ``flip`` (else ``now`` and 0)."""
     summary = view["summary"]
     hand = list(view["hand"])
     face_up = list(summary["face_up"])
@@ -227,9 +251,14 @@ def equity(
     for x, kind, seen in view.get("actions") or []:
         if x in acted and kind in LIKELIHOOD:
             acted[x].append((read.get(x, Habits()).likelihood(kind), seen))
-    folds = read.get(opponents[0], Habits()).folds_by_category()
+    folds = {x: read.get(x, Habits()).folds_by_category() for x in opponents}
     mine = best_value(hand, face_up)[0]
-    total = won = total_called = won_called = won_after = 0.0
+    pot, size = summary["pot"], summary["bet_size"]
+    total = won = total_called = won_called = won_after = bet = 0.0
+    fee = summary["next_flip_cost"] or 0
+    # The rules' bet size after the flip: the small bet while at most 2 tower cards are up.
+    after_size = size if len(face_up) + 1 <= 2 else big_bet
+    bet_after = 0.0
     for _ in range(SAMPLES):
         rng.shuffle(pool)
         taken = 0
@@ -248,18 +277,48 @@ def equity(
         share = _share(mine, others)
         total += weight
         won += weight * share
-        calling = weight * (1 - folds[_bucket(others[0])])
+        calling = weight * (1 - folds[opponents[0]][_bucket(others[0])])
         total_called += calling
         won_called += calling * share
+        if len(opponents) > 1:
+            bet += weight * _bet_value(mine, others, [folds[x] for x in opponents], pot, size)
         if flip:
             more = [*face_up, pool[taken]]
-            after = [best_value(h, more)[0] for h in hands]
-            won_after += weight * _share(best_value(hand, more)[0], after)
+            theirs_after = [best_value(h, more)[0] for h in hands]
+            mine_after = best_value(hand, more)[0]
+            won_after += weight * _share(mine_after, theirs_after)
+            bet_after += weight * _bet_value(
+                mine_after, theirs_after, [folds[x] for x in opponents], pot + fee, after_size
+            )
     if total <= 0:
         return Odds(0.0, 0.0, 0.0, 0.0)
     now = won / total
     called = won_called / total_called if total_called > 0 else now
-    return Odds(now, called, won_after / total if flip else now, 1 - total_called / total)
+    after = won_after / total if flip else now
+    return Odds(now, called, after, 1 - total_called / total, bet / total, bet_after / total)
+
+
+def _bet_value(
+    mine: int,
+    others: Sequence[int],
+    folds: Sequence[tuple[float, ...]],
+    pot: int,
+    size: int,
+) -> float:
+    """What a bet of ``size`` brings back against these hands, each seat folding by its
+    category's chance: ``reach[c]`` is the chance that ``c`` seats call, ``wins[c]`` that and
+    the seat's share of the show against them (a tie counted as half)."""
+    reach = [1.0]
+    wins = [1.0]
+    for theirs, fold in zip(others, folds, strict=True):
+        f = fold[_bucket(theirs)]
+        beat = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+        reach = [a * f + b * (1 - f) for a, b in zip([*reach, 0.0], [0.0, *reach], strict=True)]
+        wins = [a * f + b * (1 - f) * beat for a, b in zip([*wins, 0.0], [0.0, *wins], strict=True)]
+    value = reach[0] * pot
+    for c in range(1, len(reach)):
+        value += wins[c] * (pot + size * (1 + c)) - reach[c] * size
+    return value
 
 
 def _share(mine: int, others: Sequence[int]) -> float:

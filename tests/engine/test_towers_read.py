@@ -145,3 +145,61 @@ def test_hards_choice_does_not_change_when_hidden_cards_are_rearranged() -> None
         assert first == again
         compared += 1
     assert compared >= 15
+
+
+def _table_of(hands: list[list[str]]) -> State:
+    """A hand at ``len(hands)`` seats with seat 0 dealing (so acting last); tower 0 turns 2C
+    first, then 9D, 5S, 8H come from towers 1-3."""
+    stack: dict[str, Any] = {
+        "dealer": 0,
+        "towers": [["2C", "4D"], ["9D"], ["5S"], ["8H"]],
+        "hands": hands,
+    }
+    return GAME.setup(len(hands), {}, rng_for(5, "setup"), stack)
+
+
+def test_at_a_bigger_table_hard_bets_nothing_into_seats_that_always_fold() -> None:
+    """Three seats have checked to hard's high card: it bets when those seats have folded to
+    every bet so far (the pot is its own when all three fold), and checks when they have called
+    every bet (a fair-share rule checks both)."""
+    weak = [["3S", "7D", "JH", "4C"], ["QS", "QD", "3H", "6C"]]
+    state = _table_of([*weak, ["TS", "8D", "5H", "KC"], ["6S", "9C", "AH", "7C"]])
+    for seat in (1, 2, 3):
+        state, _ = GAME.apply(state, seat, CHECK, rng_for(5, seat))
+    legal = GAME.legal_actions(state, 0)
+    bets = [[1, "bet", 1], [2, "fold", 1], [3, "fold", 1], [0, "fold", 1]]
+    folded = {"hand_no": 1, "actions": bets, "face_up": ["3S"], "hands": [None] * 4}
+    calls = [[1, "bet", 1], [2, "call", 1], [3, "call", 1], [0, "call", 1]]
+    junk = ["2S", "5H", "9D", "JC"]
+    called = {"hand_no": 1, "actions": calls, "face_up": ["3S"], "hands": [junk] * 4}
+    for past, expected in (([folded] * 12, BET), ([called] * 12, CHECK)):
+        view = GAME.view(state, 0)
+        view["past_hands"] = past
+        assert read_action(view, 0, legal, random.Random(2)) == expected
+
+
+def _flip_offer_after_calls(mine: list[str]) -> State:
+    """Three seats: seats 1 and 2 check, seat 0 bets, both call, both decline the flip: the
+    offer is seat 0's."""
+    state = _table_of([mine, ["QS", "QD", "3H", "6C"], ["JS", "JD", "5H", "8C"]])
+    decline = {"type": "decline_flip"}
+    steps = [(1, CHECK), (2, CHECK), (0, BET), (1, CALL), (2, CALL), (1, decline), (2, decline)]
+    for ply, (seat, action) in enumerate(steps):
+        state, _ = GAME.apply(state, seat, action, rng_for(5, ply))
+    assert state["phase"] == "flip_offer" and GAME.to_act(state) == 0
+    return state
+
+
+def test_hard_buys_a_flip_to_bet_a_strong_hand_again_and_declines_with_a_weak_one() -> None:
+    """Two callers and three kings: the flip opens a betting round in which their calls pay
+    again, worth more than the fee although the flip may improve them (a rule that compares
+    only the shares of the pot at a show declines it). With nothing, the flip is declined."""
+    for i in range(4):
+        strong = _flip_offer_after_calls(["KS", "KD", "KH", "4C"])
+        legal = GAME.legal_actions(strong, 0)
+        assert read_action(GAME.view(strong, 0), 0, legal, random.Random(i)) == {"type": "buy_flip"}
+        weak = _flip_offer_after_calls(["3S", "7D", "TH", "4C"])
+        legal = GAME.legal_actions(weak, 0)
+        assert read_action(GAME.view(weak, 0), 0, legal, random.Random(i)) == {
+            "type": "decline_flip"
+        }
