@@ -14,7 +14,12 @@ the second rule player of each of these games; and the towers tables ``hard-tag`
 ``hard-tag-4`` (tight-aggressive), ``hard-lag``, ``hard-lag-4`` (loose-aggressive),
 ``hard-station``, ``hard-station-4`` (calling station), and ``lag-tag``, ``station-tag`` (the
 rule players against each other); ``hard-normal-7`` times hard at a 7-seat tower poker table.
-Tower poker tables also print the focus seat's mean chip result per game with its 95% interval.
+Tower poker tables also print the focus seat's mean chip result per game with its 95% interval,
+and its head-to-head finishing score: against each other seat, 1 when it ends the game with more
+chips, 1/2 with as many, 0 with fewer, averaged over the other seats and then over games. That
+score is pairwise (finishing second of four beats two seats: 2/3), so it is not the win share;
+the pairs of one game are not independent, so its interval is taken over games (Wilson's, n =
+games, on each game's mean, which is conservative for a mean in [0, 1]).
 
 Run: ``python -m benchmarks.computer_strength [--games N] [--workers W] [--only castles,king]
 [--pairs hard-normal,normal-random]`` (``--pairs`` keeps only those two-player matchups).
@@ -84,6 +89,9 @@ class Outcome:
     hard_times: tuple[float, ...]
     plies: int
     chips: float = 0.0  # tower poker: the focus seat's chips at the end less its start
+    # Tower poker: the focus seat's head-to-head finishing score, the mean over the other seats
+    # of 1 (it ends with more chips), 1/2 (as many) or 0 (fewer).
+    pairwise: float = 0.0
 
 
 def play(match: Match) -> Outcome:
@@ -120,10 +128,23 @@ def play(match: Match) -> Outcome:
         score = 1.0 / len(result.winners) if match.focus in result.winners else 0.0
     elif result is not None and len(match.seats) > 2:
         score = 1.0 / len(match.seats)
-    chips = 0.0
+    chips = pairwise = 0.0
     if start_chips:
         chips = float(state["chips"][match.focus] - start_chips[match.focus])
-    return Outcome(score, tuple(times), ply, chips)
+        pairwise = head_to_head(state["chips"], match.focus)
+    return Outcome(score, tuple(times), ply, chips, pairwise)
+
+
+def head_to_head(final: Sequence[int], focus: int) -> float:
+    """The focus seat's mean score against each other seat by final chips: 1 ahead, 1/2 level,
+    0 behind.
+
+    >>> head_to_head([120, 90, 120, 70], 0)
+    0.8333333333333334
+    """
+    others = [c for x, c in enumerate(final) if x != focus]
+    mine = final[focus]
+    return sum(1.0 if mine > c else 0.5 if mine == c else 0.0 for c in others) / len(others)
 
 
 def wilson(mean: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -186,6 +207,12 @@ def report(
             mid = statistics.fmean(won)
             half = 1.96 * statistics.stdev(won) / math.sqrt(n) if n > 1 else math.inf
             print(f"{'':<22}chips per game {mid:+.1f} [{mid - half:+.1f}, {mid + half:+.1f}]")
+            # Pairs of seats in one game are not independent: the interval is over games, on
+            # each game's mean head-to-head score (a value in [0, 1], so Wilson's interval with
+            # n = games is at least as wide as the true one).
+            pair = statistics.fmean(o.pairwise for o in outcomes)
+            low, high = wilson(pair, n)
+            print(f"{'':<22}head-to-head {pair:.1%} [{low:.1%}, {high:.1%}] (pairwise, by game)")
     print(f"({pool_time:.0f} s)", flush=True)
 
 
