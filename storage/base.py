@@ -12,7 +12,6 @@ locked as :class:`StoreBusy`.
 from __future__ import annotations
 
 import sqlite3
-from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +20,8 @@ from typing import Any, Self, TypeVar
 from storage import clock
 from storage.database import Connection, Database, DatabaseBusy
 from storage.postgres import PgDatabase, is_url
-from storage.records import BUSY, DAMAGED, ActionRecord, Clock, CorruptTable, StoreBusy
+from storage.records import BUSY, DAMAGED, Clock, CorruptTable, StoreBusy
+from storage.tails import KeptTails
 
 T = TypeVar("T")
 
@@ -42,8 +42,8 @@ class StoreBase:
     def __init__(self, db: Database | PgDatabase, clock: Clock = utc_now) -> None:
         self._db = db
         self._clock = clock
-        #: Each table's last logged actions, by table id: (ply, actions); see Reading.log_tail.
-        self._tails: OrderedDict[int, tuple[int, tuple[ActionRecord, ...]]] = OrderedDict()
+        #: Each table's last logged actions; see Reading.log_tail.
+        self._tails = KeptTails()
 
     @classmethod
     async def open(cls, path: str | Path, *, clock: Clock = utc_now) -> Self:
