@@ -74,7 +74,7 @@ sys.path.insert(0, os.environ["SIEGE_BENCH_ROOT"])
 import discord.gateway, discord.http, yarl
 discord.http.Route.BASE = os.environ["SIEGE_BENCH_API"]
 discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(os.environ["SIEGE_BENCH_GATEWAY"])
-import bot, gc, time
+import bot, gc, threading, time
 slow = []  # (wall time, seconds) of each callback asyncio's debug mode reports as slow
 class Slow(logging.Handler):
     def emit(self, record):
@@ -144,6 +144,28 @@ def shares(b):
         found.append((name, before[0] - after[0], after[0], after[1]))
         before = after
     return found
+def thread_cpu():
+    # CPU seconds of each of the bot's threads, by role (the event loop, the database's,
+    # the picture pool's, asyncio's helper threads), to tell where a move's CPU goes.
+    roles = {threading.main_thread().ident: "event loop"}
+    if made:
+        db = getattr(getattr(made[-1], "store", None), "_db", None)
+        for role in ("writer", "reader"):
+            conn = getattr(db, "_" + role, None)
+            thread = getattr(conn, "_thread", None)
+            if thread is not None:
+                roles[thread.ident] = "database " + role
+    found = {}
+    for thread in threading.enumerate():
+        try:
+            with open(f"/proc/self/task/{thread.native_id}/stat") as stat:
+                fields = stat.read().rpartition(")")[2].split()
+        except (OSError, TypeError):
+            continue
+        role = roles.get(thread.ident) or re.sub(r"[-_]\\d+", "", thread.name)
+        seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        found[role] = found.get(role, 0.0) + seconds
+    return found
 def figures(*_):
     # SIGUSR1, sent when the moves are over: the figures now, not at exit (a bot that is slow to
     # stop and gets killed would lose them), and what a full collection walks.
@@ -187,6 +209,7 @@ def figures(*_):
             heap["summary"] = hall.summary()
     if made and os.environ.get("TABLE_LOAD_SHARES"):  # what each cache adds to a collection
         heap["shares"] = shares(made[-1])
+    heap["threads"] = thread_cpu()
     print("FIGURES " + json.dumps({"gc_pauses": pauses, "slow": slow, "heap": heap}),
           file=sys.stderr, flush=True)
 signal.signal(signal.SIGUSR1, figures)
@@ -194,8 +217,8 @@ def counts(*_):
     hall = getattr(made[-1], "hall", None) if made else None
     drawn = hall.pictures.drawn if hall is not None else 0
     busy = bool(hall is not None and hall.redraws.busy)
-    print("COUNTS " + json.dumps({"drawn": drawn, "redraws_busy": busy}), file=sys.stderr,
-          flush=True)
+    print("COUNTS " + json.dumps({"drawn": drawn, "redraws_busy": busy, "threads": thread_cpu()}),
+          file=sys.stderr, flush=True)
 signal.signal(signal.SIGUSR2, counts)
 if os.environ.get("SIEGE_BENCH_PROFILE"):
     import cProfile
@@ -680,8 +703,11 @@ async def run_size(
                 rng = random.Random(seed)
                 pacer = Pacer(rate)
                 drawn_before = 0
+                threads_before: Counter[str] = Counter()
                 for b in bots:
-                    drawn_before += (await ask(b, signal.SIGUSR2, "COUNTS ") or {}).get("drawn", 0)
+                    counted = await ask(b, signal.SIGUSR2, "COUNTS ") or {}
+                    drawn_before += counted.get("drawn", 0)
+                    threads_before.update(counted.get("threads", {}))
                 exempt, limited = fake.exempt_count, fake.limited_count
                 cpu_before = process_cpu(pids)
                 others_before = {k: read() for k, read in (others or {}).items()}
@@ -744,6 +770,20 @@ async def run_size(
             f"{heap.get('pictures_kept')}"
         )
         print("  most tracked:", ", ".join(f"{n} {c}" for n, c in heap["types"][:12]))
+    threads: Counter[str] = Counter()
+    for heap in heaps:
+        threads.update(heap.get("threads", {}))
+    threads.subtract(threads_before)
+    played = sum(len(t.waits) for t in rows)
+    if threads and played:
+        print(
+            "  bot CPU per move by thread: "
+            + ", ".join(
+                f"{name} {seconds * 1000 / played:.2f} ms"
+                for name, seconds in threads.most_common()
+                if seconds > 0
+            )
+        )
         for name, held, left, collect_ms in heap.get("shares", []):
             print(
                 f"  emptying the {name}: {held} objects fewer; then {left} tracked, a full "
