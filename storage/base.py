@@ -92,6 +92,16 @@ class StoreBase:
                 raise
             raise CorruptTable(DAMAGED) from exc
 
+    async def _read_near(self, fn: Callable[[Connection], T]) -> T:
+        """As :meth:`_read`, on the event loop's own thread (:meth:`Database.read_near`): only
+        for a few rows read by key on a move's hot path."""
+        try:
+            return await self._db.read_near(fn)
+        except sqlite3.DatabaseError as exc:
+            if not is_damage(exc):
+                raise
+            raise CorruptTable(DAMAGED) from exc
+
     async def _execute(self, sql: str, params: tuple[Any, ...]) -> None:
         def run(conn: Connection) -> None:
             conn.execute(sql, params)

@@ -39,10 +39,10 @@ class Reading(StoreBase):
     """Tables and their logs, as stored."""
 
     async def get_table(self, table_id: int) -> TableRecord | None:
-        return await self._read(lambda conn: load_table(conn, table_id))
+        return await self._read_near(lambda conn: load_table(conn, table_id))
 
     async def open_table_in(self, channel_id: int) -> TableRecord | None:
-        return await self._read(lambda conn: open_table_in(conn, channel_id))
+        return await self._read_near(lambda conn: open_table_in(conn, channel_id))
 
     async def actions(self, table_id: int) -> list[ActionRecord]:
         sql = "SELECT * FROM actions WHERE table_id = ? ORDER BY ply"
@@ -77,10 +77,12 @@ class Reading(StoreBase):
                 sql = (
                     "SELECT * FROM actions WHERE table_id = ? AND ply >= ? AND ply < ? ORDER BY ply"
                 )
-                newer = await self._read(lambda conn: read_raw(conn, sql, (table.id, since, ply)))
+                newer = await self._read_near(
+                    lambda conn: read_raw(conn, sql, (table.id, since, ply))
+                )
                 rows = (*self._tails.rows(table.id), *newer)
             else:
-                last = await self._read(
+                last = await self._read_near(
                     lambda conn: read_raw(conn, latest, (table.id, ply, tails.TAIL_KEPT))
                 )
                 rows = tuple(last[::-1])
@@ -93,7 +95,7 @@ class Reading(StoreBase):
     async def newest(self, table: TableRecord) -> TableRecord | None:
         """The table as stored now: ``table`` itself when its version is still the stored one
         (one indexed lookup, nothing decoded), else read again; None once it is gone."""
-        return await self._read(lambda conn: records.newest(conn, table))
+        return await self._read_near(lambda conn: records.newest(conn, table))
 
     async def delivery_targets(
         self, table: TableRecord
@@ -123,7 +125,7 @@ class Reading(StoreBase):
             }
             return newest, {uid: DmTarget(modes.get(uid) or "on", panels.get(uid)) for uid in users}
 
-        return await self._read(run)
+        return await self._read_near(run)
 
     async def open_tables_of(self, user_id: int) -> list[TableRecord]:
         """Open tables where this user holds a seat (unreadable ones are left out)."""

@@ -21,13 +21,15 @@ class Reads:
 
     def __init__(self, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
-        read = store._read
+        for name in ("_read", "_read_near"):  # on the reader's thread, or on the loop's
+            monkeypatch.setattr(store, name, self.counted(getattr(store, name)))
 
+    def counted(self, read: Any) -> Any:
         async def counted(fn: Any) -> Any:
             self.count += 1
             return await read(fn)
 
-        monkeypatch.setattr(store, "_read", counted)
+        return counted
 
 
 async def test_log_tail_is_the_history_before_the_position(store: Store) -> None:
