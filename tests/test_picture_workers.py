@@ -1,0 +1,80 @@
+"""cogs.picture_workers: drawings sent to picture processes through pipes the event loop reads
+and writes, without helper threads."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator
+
+import pytest
+
+from cogs.picture_workers import Unsendable, WorkerLost, Workers
+
+
+def where(tag: str) -> tuple[str, int]:
+    return tag, os.getpid()
+
+
+def refuse(why: str) -> bytes:
+    raise ValueError(why)
+
+
+class Unpicklable(Exception):
+    def __reduce__(self) -> tuple[object, ...]:
+        raise TypeError("not this one")
+
+
+def refuse_oddly() -> bytes:
+    raise Unpicklable("odd")
+
+
+@pytest.fixture
+async def workers() -> AsyncIterator[Workers]:
+    pool = Workers(1)
+    await pool.start()
+    await pool.warmed()
+    yield pool
+    pool.close()
+
+
+async def test_drawings_go_to_the_process_in_order_and_come_back_without_threads(
+    workers: Workers,
+) -> None:
+    threads = threading.active_count()
+    found = await asyncio.gather(*(workers.draw(where, (f"t{k}",)) for k in range(5)))
+    assert [tag for tag, _ in found] == [f"t{k}" for k in range(5)]
+    (pid,) = {pid for _, pid in found}
+    assert pid == workers.workers[0].process.pid != os.getpid()
+    assert threading.active_count() == threads  # no helper thread was started for them
+
+
+async def test_a_drawing_that_raises_reaches_its_caller_and_the_process_goes_on(
+    workers: Workers,
+) -> None:
+    with pytest.raises(ValueError, match="no such board"):
+        await workers.draw(refuse, ("no such board",))
+    with pytest.raises(RuntimeError, match="odd"):  # an exception that cannot travel, in words
+        await workers.draw(refuse_oddly, ())
+    assert (await workers.draw(where, ("after",)))[0] == "after"
+    with pytest.raises(Unsendable):
+        await workers.draw(lambda: b"", ())  # a local function cannot travel
+    assert workers.broken is None
+
+
+async def test_a_killed_process_fails_its_drawing_and_those_after_it(workers: Workers) -> None:
+    (worker,) = workers.workers
+    blocked = asyncio.ensure_future(workers.draw(where, ("first",)))
+    waiting = asyncio.ensure_future(workers.draw(where, ("second",)))
+    worker.process.kill()
+    worker.process.join(5)
+    # Drawn before the kill, or lost with the process: nothing hangs.
+    outcomes = await asyncio.gather(blocked, waiting, return_exceptions=True)
+    for outcome, tag in zip(outcomes, ("first", "second"), strict=True):
+        assert isinstance(outcome, WorkerLost) or outcome == (tag, worker.process.pid)
+    with pytest.raises(WorkerLost):  # sent to the dead process, or refused as broken
+        await workers.draw(where, ("third",))
+    assert workers.broken is not None
+    with pytest.raises(WorkerLost):
+        await workers.draw(where, ("fourth",))
