@@ -504,6 +504,9 @@ class Result:
     pictures_drawn: int = 0
     deployment: str = "1 process, SQLite"
     others_cpu_ms_per_move: dict[str, float] = field(default_factory=dict)
+    #: This process's CPU per move: the fake Discord and the players (on a 2-core machine the
+    #: harness shares the cores with the bot, so it bounds what the bot can be offered).
+    harness_cpu_ms_per_move: float = 0.0
     processes: int = 1
     #: Every interaction of the run, the tables' opening from the bot's start-up on included:
     #: how many, how many had a first answer (full or deferred) within the bot's budget and
@@ -710,6 +713,7 @@ async def run_size(
                     threads_before.update(counted.get("threads", {}))
                 exempt, limited = fake.exempt_count, fake.limited_count
                 cpu_before = process_cpu(pids)
+                harness_before = time.process_time()
                 others_before = {k: read() for k, read in (others or {}).items()}
                 load_before = load_average()
                 started = time.perf_counter()
@@ -718,6 +722,7 @@ async def run_size(
                 await fake.settle(quiet=0.2, timeout=120)
                 elapsed = time.perf_counter() - started
                 window[1] = time.time()
+                harness_cpu = time.process_time() - harness_before
                 cpu, loop_cpu, workers_cpu = (
                     after - before
                     for after, before in zip(process_cpu(pids), cpu_before, strict=True)
@@ -800,7 +805,7 @@ async def run_size(
     )
     for seconds, line in slowest_lines[:5]:  # at any time, start-up included
         print(f"  slow callback {seconds * 1000:.0f} ms: {line[line.find('Executing') :][:240]}")
-    print("  requests by route (the last ones):", dict(routes.most_common(8)))
+    print("  requests by route (the last ones):", dict(routes.most_common(14)))
     for line in stderr:
         if line.startswith("OWNERS "):
             print("  " + line.strip())
@@ -848,6 +853,7 @@ async def run_size(
         rate_limit_buckets=max((h.get("rate_limit_buckets", 0) for h in heaps), default=0),
         pictures_drawn=drawn,
         others_cpu_ms_per_move={k: v * 1000 / total for k, v in others_cpu.items()},
+        harness_cpu_ms_per_move=harness_cpu * 1000 / total,
         deployment=deployment.label,
         processes=deployment.processes,
         **answers,
@@ -946,6 +952,9 @@ def show(result: Result) -> None:
     )
     for name, ms in result.others_cpu_ms_per_move.items():
         print(f"  {name}: {ms:.2f} ms CPU per move")
+    print(
+        f"  the fake Discord and the players: {result.harness_cpu_ms_per_move:.2f} ms CPU per move"
+    )
     if result.slow_callbacks is not None:
         slowest = f"{result.slowest_ms:.1f} ms" if result.slowest_ms is not None else "none"
         print(
