@@ -1,4 +1,5 @@
-"""The SQLite file behind the store: two connections, each owned by one aiosqlite thread.
+"""The SQLite file behind the store: two connections, each owned by one aiosqlite thread, and a
+third on the event loop's own thread.
 
 - The **writer** runs every change as one call on its thread: ``BEGIN IMMEDIATE``, the caller's
   function (load, check, write), ``COMMIT`` — or ``ROLLBACK`` if the function raised. The whole
@@ -9,6 +10,9 @@
   each in a savepoint of its own.
 - The **reader** (``query_only``) serves every read, each on one snapshot. In WAL mode it never
   waits for the writer and only ever sees committed data.
+- The **near reader** (``query_only``, no busy timeout) serves the few reads by key of a move's
+  hot path (:meth:`Database.read_near`) on the event loop's thread: a trip to a thread and back
+  costs more CPU than such a read. Whatever would make it wait is read by the reader instead.
 
 :meth:`Database.open` checks the file before anything else uses it (the folder exists, the path is
 a file, it is a SQLite database whose header and schema read, and it can be written) and answers

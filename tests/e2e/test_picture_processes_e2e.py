@@ -39,6 +39,7 @@ async def test_pictures_come_from_worker_processes_and_survive_a_killed_worker(
     w.picture_processes = 1
     await w.restart_bot()
     pictures = w.running.hall.pictures
+    await pictures.warmed()  # (until then pictures are drawn in threads)
     table, _ = await open_game(w, dealer=DEALER_BOB)
     png = await move_from_table(w, table.id)
     assert Image.open(io.BytesIO(png)).format == "PNG"
