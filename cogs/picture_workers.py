@@ -6,7 +6,9 @@ a manager thread, and both take the GIL from the event loop to do it: about 0.4 
 CPU for every picture (``benchmarks/table_load.py`` prints the bot's CPU by thread). Here a
 drawing is pickled on the loop and written to the worker's request pipe through an asyncio
 transport, and the result comes back through a read transport on the loop: no thread at all.
-A worker takes one drawing at a time; the rest wait in order for the first idle one.
+A worker has at most :data:`IN_FLIGHT` drawings at once (the one it draws and the next, already
+in its pipe, so it never waits for the loop between two); the rest wait in order for the first
+worker with room.
 
 A worker that dies (its result pipe closes) fails the drawing it had and every drawing after
 it with :class:`WorkerLost`: :class:`cogs.pictures.Pictures` then draws in threads.
@@ -15,7 +17,6 @@ it with :class:`WorkerLost`: :class:`cogs.pictures.Pictures` then draws in threa
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import multiprocessing
 import os
 import pickle
@@ -27,6 +28,8 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 _HEADER = struct.Struct("!I")  # each message: its length, then its pickle
+#: Drawings sent to one worker at once: the one it draws, and the next one waiting in its pipe.
+IN_FLIGHT = 2
 
 
 class WorkerLost(Exception):
@@ -110,35 +113,38 @@ class _Results(asyncio.Protocol):
 
 
 class Worker:
-    """One picture process, with the drawing it is making (if any)."""
+    """One picture process, with the drawings sent to it and not yet back (oldest first)."""
 
     def __init__(self, pool: Workers, process: multiprocessing.process.BaseProcess) -> None:
         self.pool = pool
         self.process = process
         self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.drawing: asyncio.Future[Any] | None = None
+        self.drawings: deque[asyncio.Future[Any]] = deque()
         self.requests: asyncio.WriteTransport | None = None
         self.results: asyncio.ReadTransport | None = None
         self.alive = True
 
+    @property
+    def has_room(self) -> bool:
+        return self.alive and self.ready.done() and len(self.drawings) < IN_FLIGHT
+
     def send(self, message: bytes, done: asyncio.Future[Any]) -> None:
-        assert self.requests is not None and self.drawing is None
-        self.drawing = done
+        assert self.requests is not None and self.has_room
+        self.drawings.append(done)
         self.requests.write(_HEADER.pack(len(message)) + message)
 
     def received(self, message: bytes) -> None:
         ok, value = pickle.loads(message)
         if not self.ready.done():  # the first message says the worker is up
             self.ready.set_result(None)
-            self.pool.idle(self)
-            return
-        done, self.drawing = self.drawing, None
-        if done is not None and not done.done():
-            if ok:
-                done.set_result(value)
-            else:
-                done.set_exception(value)
-        self.pool.idle(self)
+        elif self.drawings:  # results come back in the order the drawings were sent
+            done = self.drawings.popleft()
+            if not done.done():
+                if ok:
+                    done.set_result(value)
+                else:
+                    done.set_exception(value)
+        self.pool.has_room(self)
 
     def lost(self) -> None:
         if not self.alive:
@@ -148,10 +154,11 @@ class Worker:
         if not self.ready.done():
             self.ready.set_exception(error)
             self.ready.exception()  # retrieved: whoever waits for it is told through the pool
-        if self.drawing is not None and not self.drawing.done():
-            self.drawing.set_exception(error)
-        self.drawing = None
-        self.pool.died(self, error)
+        while self.drawings:
+            done = self.drawings.popleft()
+            if not done.done():
+                done.set_exception(error)
+        self.pool.died(error)
 
     def close(self) -> None:
         self.alive = False
@@ -168,7 +175,6 @@ class Workers:
     def __init__(self, count: int) -> None:
         self.count = count
         self.workers: list[Worker] = []
-        self._idle: deque[Worker] = deque()
         self._waiting: deque[tuple[bytes, asyncio.Future[Any]]] = deque()
         self.broken: Exception | None = None
 
@@ -212,26 +218,24 @@ class Workers:
         except (pickle.PicklingError, AttributeError, TypeError) as exc:
             raise Unsendable(str(exc)) from exc
         done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        if self._idle:
-            self._idle.popleft().send(message, done)
+        free = [w for w in self.workers if w.has_room]
+        if free and not self._waiting:
+            min(free, key=lambda w: len(w.drawings)).send(message, done)
         else:
             self._waiting.append((message, done))
         return await done
 
-    def idle(self, worker: Worker) -> None:
-        while self._waiting:
+    def has_room(self, worker: Worker) -> None:
+        """A worker took a result back (or came up): give it the next waiting drawings."""
+        while self._waiting and worker.has_room:
             message, done = self._waiting.popleft()
             if not done.done():  # (a caller that gave up: skipped)
                 worker.send(message, done)
-                return
-        self._idle.append(worker)
 
-    def died(self, worker: Worker, error: Exception) -> None:
+    def died(self, error: Exception) -> None:
         """One process died: the pool is broken (the caller falls back to threads) and every
         drawing waiting for it fails the same way."""
         self.broken = error
-        with contextlib.suppress(ValueError):
-            self._idle.remove(worker)
         while self._waiting:
             _, done = self._waiting.popleft()
             if not done.done():
@@ -241,7 +245,6 @@ class Workers:
         for worker in self.workers:
             worker.close()
         self.workers.clear()
-        self._idle.clear()
         error = WorkerLost("the picture processes were stopped")
         while self._waiting:
             _, done = self._waiting.popleft()
@@ -249,4 +252,4 @@ class Workers:
                 done.set_exception(error)
 
 
-__all__ = ["Unsendable", "Worker", "WorkerLost", "Workers", "serve"]
+__all__ = ["IN_FLIGHT", "Unsendable", "Worker", "WorkerLost", "Workers", "serve"]

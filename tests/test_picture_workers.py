@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from cogs.picture_workers import Unsendable, WorkerLost, Workers
+from cogs.picture_workers import IN_FLIGHT, Unsendable, WorkerLost, Workers
 
 
 def where(tag: str) -> tuple[str, int]:
@@ -43,7 +43,11 @@ async def test_drawings_go_to_the_process_in_order_and_come_back_without_threads
     workers: Workers,
 ) -> None:
     threads = threading.active_count()
-    found = await asyncio.gather(*(workers.draw(where, (f"t{k}",)) for k in range(5)))
+    asked = [asyncio.ensure_future(workers.draw(where, (f"t{k}",))) for k in range(5)]
+    await asyncio.sleep(0)  # each call sent or queued
+    # The one it draws and the next, already in its pipe; the others wait their turn.
+    assert len(workers.workers[0].drawings) == IN_FLIGHT == 2
+    found = await asyncio.gather(*asked)
     assert [tag for tag, _ in found] == [f"t{k}" for k in range(5)]
     (pid,) = {pid for _, pid in found}
     assert pid == workers.workers[0].process.pid != os.getpid()
