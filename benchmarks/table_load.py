@@ -86,10 +86,15 @@ class Slow(logging.Handler):
 # process also waits for a core in the middle of a collection).
 pauses = []
 began = [0.0, 0.0]
+collected = [[0, 0.0], [0, 0.0], [0, 0.0]]  # by generation: collections, CPU seconds
 def collector(phase, info):
     if phase == "start":
         began[0], began[1] = time.perf_counter(), time.thread_time()
-    elif time.perf_counter() - began[0] > 0.005:
+        return
+    spent = collected[info["generation"]]
+    spent[0] += 1
+    spent[1] += time.thread_time() - began[1]
+    if time.perf_counter() - began[0] > 0.005:
         pauses.append((time.time(), info["generation"], time.perf_counter() - began[0],
                        time.thread_time() - began[1]))
 gc.callbacks.append(collector)
@@ -210,6 +215,7 @@ def figures(*_):
     if made and os.environ.get("TABLE_LOAD_SHARES"):  # what each cache adds to a collection
         heap["shares"] = shares(made[-1])
     heap["threads"] = thread_cpu()
+    heap["collected"] = collected
     print("FIGURES " + json.dumps({"gc_pauses": pauses, "slow": slow, "heap": heap}),
           file=sys.stderr, flush=True)
 signal.signal(signal.SIGUSR1, figures)
@@ -217,7 +223,8 @@ def counts(*_):
     hall = getattr(made[-1], "hall", None) if made else None
     drawn = hall.pictures.drawn if hall is not None else 0
     busy = bool(hall is not None and hall.redraws.busy)
-    print("COUNTS " + json.dumps({"drawn": drawn, "redraws_busy": busy, "threads": thread_cpu()}),
+    print("COUNTS " + json.dumps({"drawn": drawn, "redraws_busy": busy, "threads": thread_cpu(),
+                                  "collected": collected}),
           file=sys.stderr, flush=True)
 signal.signal(signal.SIGUSR2, counts)
 if os.environ.get("SIEGE_BENCH_PROFILE"):
@@ -707,10 +714,14 @@ async def run_size(
                 pacer = Pacer(rate)
                 drawn_before = 0
                 threads_before: Counter[str] = Counter()
+                collected_before = [[0, 0.0] for _ in range(3)]
                 for b in bots:
                     counted = await ask(b, signal.SIGUSR2, "COUNTS ") or {}
                     drawn_before += counted.get("drawn", 0)
                     threads_before.update(counted.get("threads", {}))
+                    for gen, (n, seconds) in enumerate(counted.get("collected", [])):
+                        collected_before[gen][0] += n
+                        collected_before[gen][1] += seconds
                 exempt, limited = fake.exempt_count, fake.limited_count
                 cpu_before = process_cpu(pids)
                 harness_before = time.process_time()
@@ -780,6 +791,20 @@ async def run_size(
         threads.update(heap.get("threads", {}))
     threads.subtract(threads_before)
     played = sum(len(t.waits) for t in rows)
+    collected = [[-n, -seconds] for n, seconds in collected_before]
+    for heap in heaps:
+        for gen, (n, seconds) in enumerate(heap.get("collected", [])):
+            collected[gen][0] += n
+            collected[gen][1] += seconds
+    if played and any(n for n, _ in collected):
+        print(
+            "  the collector during the moves: "
+            + ", ".join(
+                f"generation {gen} {n / played:.2f} a move, {seconds * 1000 / played:.3f} ms CPU"
+                for gen, (n, seconds) in enumerate(collected)
+            )
+            + " a move"
+        )
     if threads and played:
         print(
             "  bot CPU per move by thread: "
