@@ -113,8 +113,11 @@ class Pictures:
         began = time.monotonic()
         try:
             await self.warmed()
-        except Exception as exc:  # a broken pool: the first picture sent there falls back
+        except Exception as exc:  # threads from now on, as when a process dies later
             log.warning("the picture processes did not start (%r); pictures use threads", exc)
+            if self._pool is not None:
+                self._pool.close()
+                self._pool, self.processes = None, 0
             return
         log.info("picture processes up (%s) after %.1f s", self.processes, time.monotonic() - began)
 

@@ -4,6 +4,7 @@ and writes, without helper threads."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
 from collections.abc import AsyncIterator
@@ -11,6 +12,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from cogs.picture_workers import IN_FLIGHT, Unsendable, WorkerLost, Workers
+from cogs.pictures import Pictures
 
 
 def where(tag: str) -> tuple[str, int]:
@@ -82,3 +84,23 @@ async def test_a_killed_process_fails_its_drawing_and_those_after_it(workers: Wo
     assert workers.broken is not None
     with pytest.raises(WorkerLost):
         await workers.draw(where, ("fourth",))
+
+
+async def test_a_process_that_dies_while_starting_leaves_pictures_to_threads(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    pictures = Pictures(processes=1)
+    pictures.start()
+    assert pictures._starting is not None and pictures._report is not None
+    await asyncio.shield(pictures._starting)  # started, still importing the renderers
+    assert pictures._pool is not None
+    (worker,) = pictures._pool.workers
+    assert not worker.ready.done() and "still starting" in pictures.warming_note()
+    worker.process.kill()
+    with caplog.at_level(logging.WARNING, logger="siege.pictures"):
+        await pictures._report
+    assert any("did not start" in r.getMessage() for r in caplog.records)
+    assert pictures._pool is None and pictures.processes == 0
+    assert pictures.warming_note() == ""
+    assert await pictures.render("castles", where, "drawn") == ("drawn", os.getpid())
+    pictures.close()
