@@ -7,12 +7,12 @@ import gc
 import random
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import storage.tails as tails_module
 from storage import Store
+from tests.counting import count_calls
 from tests.storage.test_store import GUEST, HOST, play_randomly, running_table
 
 
@@ -20,16 +20,16 @@ class Reads:
     """Counts the store's reads of table rows (each is one trip to the database)."""
 
     def __init__(self, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.count = 0
-        for name in ("_read", "_read_near"):  # on the reader's thread, or on the loop's
-            monkeypatch.setattr(store, name, self.counted(getattr(store, name)))
+        # on the reader's thread, or on the loop's
+        self.calls = [count_calls(monkeypatch, store, name) for name in ("_read", "_read_near")]
 
-    def counted(self, read: Any) -> Any:
-        async def counted(fn: Any) -> Any:
-            self.count += 1
-            return await read(fn)
+    @property
+    def count(self) -> int:
+        return sum(len(calls) for calls in self.calls)
 
-        return counted
+    def reset(self) -> None:
+        for calls in self.calls:
+            calls.clear()
 
 
 async def test_log_tail_is_the_history_before_the_position(store: Store) -> None:
@@ -72,7 +72,7 @@ async def test_log_tail_reads_only_what_was_logged_since(
         latest = await play_randomly(other, later, random.Random(8), 1)
     finally:
         await other.close()
-    reads.count = 0
+    reads.reset()
     tail = await store.log_tail(latest, 40)
     assert reads.count == 1
     assert tail == await store.recent_actions(latest.id, 40)
@@ -120,7 +120,7 @@ async def test_every_table_in_play_keeps_its_tail_out_of_the_collectors_walk(
     # A move grows the tail as written, and the next render decodes only that move's row.
     decoded.clear()
     later = await play_randomly(store, tables[0], random.Random(5), 1)
-    reads.count = 0
+    reads.reset()
     assert [r.ply for r in await store.log_tail(later, 40)] == list(range(later.ply))
     assert reads.count == 0
     assert decoded == [later.ply - 1]

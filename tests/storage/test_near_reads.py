@@ -12,6 +12,7 @@ import pytest
 
 from storage import CorruptTable, Store
 from storage.database import Database
+from tests.counting import count_calls
 from tests.storage.test_store import play_randomly, running_table
 
 pytestmark = pytest.mark.sqlite_only("a SQLite connection on the loop's thread")
@@ -28,19 +29,10 @@ class Refusing:
         raise self.error
 
 
-def thread_reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the reads that go to the reader's thread."""
-    db = store._db
-    assert isinstance(db, Database)
-    calls: list[int] = []
-    read = db.read
-
-    async def counted(fn: Any) -> Any:
-        calls.append(1)
-        return await read(fn)
-
-    monkeypatch.setattr(db, "read", counted)
-    return calls
+def thread_reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The reads that go to the reader's thread, as they are made."""
+    assert isinstance(store._db, Database)
+    return count_calls(monkeypatch, store._db, "read")
 
 
 async def test_a_moves_reads_run_on_the_loop_and_see_its_commit(
@@ -67,7 +59,7 @@ async def test_a_busy_file_is_read_on_the_readers_thread(
     locked = sqlite3.OperationalError("database is locked")
     monkeypatch.setattr(store._db, "_near", Refusing(locked))
     assert await store.get_table(table.id) == table
-    assert calls == [1]
+    assert len(calls) == 1
 
 
 async def test_a_damaged_page_read_on_the_loop_is_an_unreadable_table(
