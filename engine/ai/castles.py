@@ -14,7 +14,7 @@ from typing import Any
 
 from engine import cards
 from engine.ai.computer import Computer
-from engine.ai.search import result_rewards, squash
+from engine.ai.search import Deadline, ismcts, result_rewards, squash
 from engine.castles import GAME
 from engine.rules import Action, Game, Result, State
 
@@ -30,22 +30,18 @@ class CastlesModel:
     game: Game = GAME
     rollout_depth = 8
 
-    def __init__(self, view: Mapping[str, Any], seat: int, level: str = "hard") -> None:
+    def __init__(self, view: Mapping[str, Any], seat: int, level: str = "easy") -> None:
         self.view = view
         self.seat = seat
-        # The levels differ in their playouts: hard's search plays the rule of thumb out;
-        # normal's, a smaller and weaker one, plays random moves out. The easy level never
-        # searches: it plays ``rollout_action`` (the rule of thumb) once.
+        # The model of the easy and normal levels (hard's rollout search is
+        # ``engine/ai/castles_search.py``): normal's small search plays random moves out; the
+        # easy level never searches: it plays ``rollout_action`` (the rule of thumb) once.
         self.greedy_playouts = level != "normal"
         # The root's public part (rows, own hand) is all that pruning reads.
         self.root_state = determinize(view, seat, random.Random(0))
 
     def shortcut(self, rng: random.Random) -> Action | None:
         return None
-
-    def anchor(self, rng: random.Random) -> Action:
-        """The rule-of-thumb move (it reads only the rows and the seat's own hand)."""
-        return greedy_action(self.root_state, self.seat, rng)
 
     def to_act(self, state: State) -> int | None:
         to_act: int | None = state["to_act"]
@@ -61,8 +57,8 @@ class CastlesModel:
         return determinize(self.view, self.seat, rng)
 
     def rollout_action(self, state: State, seat: int, rng: random.Random) -> Action:
-        """Easy's move and hard's playouts: the rule of thumb, one move in ten at random;
-        normal's playouts: random moves."""
+        """Easy's move: the rule of thumb, one move in ten at random; normal's playouts:
+        random moves."""
         if not self.greedy_playouts or rng.random() < 0.1:
             actions = legal(state, seat)
             return actions[rng.randrange(len(actions))]
@@ -135,7 +131,7 @@ def legal(state: State, seat: int) -> list[Action]:
 
 
 _SORT = {c: cards.sort_key(c) for c in cards.DECK52}
-_VALUE = {c: cards.value(c) for c in cards.DECK52}
+VALUE = {c: cards.value(c) for c in cards.DECK52}
 
 
 def apply(state: State, seat: int, action: Action, rng: random.Random) -> State:
@@ -162,7 +158,7 @@ def apply(state: State, seat: int, action: Action, rng: random.Random) -> State:
         pos = action["pos"]
         mine, theirs = state["rows"][seat], state["rows"][other]
         target = theirs[pos] if pos < len(theirs) else None
-        needed = 7 if target is None else max(7, _VALUE[target] - _VALUE[mine[pos]])
+        needed = 7 if target is None else max(7, VALUE[target] - VALUE[mine[pos]])
         dice = [_die(new, rng), _die(new, rng)]
         if sum(dice) >= needed:
             fought = True
@@ -183,7 +179,7 @@ def apply(state: State, seat: int, action: Action, rng: random.Random) -> State:
         _end(new, Result((seat,), "castle_stormed", tuple(hits)))
     elif (kind == "pass" and state["last_was_pass"]) or new["quiet_turns"] >= 30:
         rows = new["rows"]
-        totals = [sum(_VALUE[c] for c in row) for row in rows]
+        totals = [sum(VALUE[c] for c in row) for row in rows]
         if hits[0] != hits[1]:
             winners: tuple[int, ...] = (0,) if hits[0] < hits[1] else (1,)
         elif totals[0] != totals[1]:
@@ -218,7 +214,7 @@ def prune(state: State, seat: int, actions: list[Action]) -> list[Action]:
     kept: list[Action] = [a for a in actions if a["type"] in ("draw", "pass")]
     if lays:
         kept.append(lays[-1])
-        if _VALUE[lays[0]["card"]] != _VALUE[lays[-1]["card"]]:
+        if VALUE[lays[0]["card"]] != VALUE[lays[-1]["card"]]:
             kept.append(lays[0])
     free = False
     for a in actions:
@@ -229,7 +225,7 @@ def prune(state: State, seat: int, actions: list[Action]) -> list[Action]:
             if not free:
                 kept.append(a)
                 free = True
-        elif max(7, _VALUE[theirs[pos]] - _VALUE[mine[pos]]) <= 9:
+        elif max(7, VALUE[theirs[pos]] - VALUE[mine[pos]]) <= 9:
             kept.append(a)
     return kept or actions
 
@@ -270,7 +266,7 @@ def features(state: State) -> list[float]:
     d = len(rows[0]) - len(rows[1])
     kills = 0.0
     for pos in range(min(len(rows[0]), len(rows[1]))):
-        a, b = _VALUE[rows[0][pos]], _VALUE[rows[1][pos]]
+        a, b = VALUE[rows[0][pos]], VALUE[rows[1][pos]]
         kills += HIT_CHANCE[max(7, b - a)] - HIT_CHANCE[max(7, a - b)]
     to_act = state["to_act"]
     mover = 0.0 if to_act is None else (1.0 if to_act == 0 else -1.0)
@@ -283,7 +279,7 @@ def features(state: State) -> list[float]:
         float(max(d - 1, 0) - max(-d - 1, 0)),
         kills,
         float(min(len(hands[0]), 6) - min(len(hands[1]), 6)),
-        (sum(_VALUE[c] for c in rows[0]) - sum(_VALUE[c] for c in rows[1])) / 10,
+        (sum(VALUE[c] for c in rows[0]) - sum(VALUE[c] for c in rows[1])) / 10,
         mover,
         float(strikes),
         max(-6.0, min(6.0, left)),
@@ -313,14 +309,14 @@ def greedy_action(state: State, seat: int, rng: random.Random) -> Action:
         return {"type": "attack", "pos": len(theirs)}
     easiest: tuple[int, int] | None = None
     for pos in range(len(mine)):
-        needed = max(7, _VALUE[theirs[pos]] - _VALUE[mine[pos]])
+        needed = max(7, VALUE[theirs[pos]] - VALUE[mine[pos]])
         if easiest is None or needed < easiest[0]:
             easiest = (needed, pos)
     if easiest is not None and easiest[0] <= KILL_ROLL:
         return {"type": "attack", "pos": easiest[1]}
     hand = state["hands"][seat]
     if hand:
-        return {"type": "lay", "card": max(hand, key=_VALUE.__getitem__)}
+        return {"type": "lay", "card": max(hand, key=VALUE.__getitem__)}
     if state["pile"]:
         return {"type": "draw"}
     if mine:
@@ -329,10 +325,40 @@ def greedy_action(state: State, seat: int, rng: random.Random) -> Action:
     return actions[rng.randrange(len(actions))]
 
 
-# Search iterations per level; hard keeps the rule of thumb's move unless its search finds one
-# clearly better (a few hundred noisy playouts of dice should not overrule it on a small edge).
+def search(
+    view: Mapping[str, Any],
+    seat: int,
+    level: str,
+    rng: random.Random,
+    *,
+    depth: int,
+    deadline: Deadline | None = None,
+) -> Action:
+    """Each level's move: easy plays the rule of thumb (with random moves), normal a small
+    IS-MCTS (``depth`` iterations) with random playouts, hard the rollout search of
+    :mod:`engine.ai.castles_search` (``depth`` sampled deals)."""
+    from engine.ai import easy_action
+    from engine.ai.castles_search import rollout_search
+
+    if level == "hard":
+        return rollout_search(view, seat, rng, depth, deadline=deadline)
+    model = CastlesModel(view, seat, level)
+    if level == "easy":
+        return easy_action(model, seat, rng)
+    return ismcts(model, seat, depth, rng, deadline=deadline)
+
+
+def legal_from_view(view: Mapping[str, Any], seat: int) -> list[Action]:
+    """The seat's legal actions, from what it sees (the engine's list; the tests compare)."""
+    if view.get("to_act") != seat or view.get("result") is not None:
+        return []
+    return legal(determinize(view, seat, random.Random(0)), seat)
+
+
+# Per level: normal's search iterations, hard's sampled deals (docs/computer.md); easy does not
+# search.
 COMPUTER = Computer(
-    budgets={"normal": 20, "hard": 300},
-    model=lambda view, seat, options, level: CastlesModel(view, seat, level),
-    anchored=frozenset({"hard"}),
+    budgets={"normal": 20, "hard": 200},
+    search=search,
+    legal_from_view=legal_from_view,
 )
