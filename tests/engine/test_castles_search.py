@@ -1,5 +1,5 @@
 """Castles Besieged's hard level: the rule of thumb improved by one move of rollouts
-(``engine/ai/castles_search.py``, issue 26).
+(``engine.ai.castles.rollout_search``, issue 26).
 
 It is fair (its choice is the same when the cards it cannot see are rearranged), a function of
 its generator, stops at the caller's deadline, and weighs an attack's roll exactly rather than
@@ -12,7 +12,7 @@ import random
 
 import engine
 from engine import ai
-from engine.ai import castles_search
+from engine.ai import castles as castles_ai
 from engine.ai.castles import HIT_CHANCE, apply, determinize
 from tests.engine.test_computer import REARRANGE, random_state
 from tests.engine.test_computer_models import _castles
@@ -74,8 +74,8 @@ def test_an_attack_is_scored_by_its_chance_to_hit_not_by_one_roll() -> None:
         seed = rng.getrandbits(64)
         dice = random.Random(seed)
         missed = apply({**world, "dice": [1, 1]}, 0, attack, dice)
-        after_miss = castles_search.playout(missed, dice, castles_search.ROLLOUT_DEPTH)[0]
-        value = castles_search.action_value(world, 0, attack, seed)
+        after_miss = castles_ai.playout(missed, dice, castles_ai.ROLLOUT_DEPTH)[0]
+        value = castles_ai.action_value(world, 0, attack, seed)
         assert abs(value - (hit + (1 - hit) * after_miss)) < 1e-12
         assert value >= hit
 
@@ -88,7 +88,7 @@ def test_every_move_is_tried_on_the_same_deals_and_dice() -> None:
     assert seat is not None
     view = CASTLES.view(state, seat)
     world = determinize(view, seat, random.Random(3))
-    for action in castles_search.root_actions(view, seat):
-        once = castles_search.action_value(world, seat, action, 12345)
-        assert castles_search.action_value(world, seat, action, 12345) == once
+    for action in castles_ai.root_actions(view, seat):
+        once = castles_ai.action_value(world, seat, action, 12345)
+        assert castles_ai.action_value(world, seat, action, 12345) == once
         assert action in CASTLES.legal_actions(state, seat)
