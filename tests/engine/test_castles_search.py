@@ -92,3 +92,32 @@ def test_every_move_is_tried_on_the_same_deals_and_dice() -> None:
         once = castles_ai.action_value(world, seat, action, 12345)
         assert castles_ai.action_value(world, seat, action, 12345) == once
         assert action in CASTLES.legal_actions(state, seat)
+
+
+def test_hard_departs_from_the_rule_of_thumb_where_its_rollouts_say_so() -> None:
+    """Along a game of the rule of thumb against itself, hard (40 deals a move) plays legal
+    moves and overrules the rule of thumb somewhere, each time for a move whose rollouts
+    scored better than the rule of thumb's on the same deals and dice."""
+    state = CASTLES.setup(2, {}, random.Random(21))
+    chooser = random.Random(21)
+    departed = 0
+    for ply in range(60):
+        seat = CASTLES.to_act(state)
+        if seat is None:
+            break
+        view = CASTLES.view(state, seat)
+        greedy = castles_ai.greedy_action(state, seat, random.Random(ply))
+        chosen = castles_ai.rollout_search(view, seat, random.Random(ply), 40)
+        assert chosen in CASTLES.legal_actions(state, seat)
+        if chosen != greedy and greedy in castles_ai.root_actions(view, seat):
+            rng = random.Random(ply)
+            ours = theirs = 0.0
+            for _ in range(40):
+                world = determinize(view, seat, rng)
+                seed = rng.getrandbits(64)
+                ours += castles_ai.action_value(world, seat, chosen, seed)
+                theirs += castles_ai.action_value(world, seat, greedy, seed)
+            assert ours > theirs
+            departed += 1
+        state, _ = CASTLES.apply(state, seat, greedy, chooser)
+    assert departed >= 10, departed
