@@ -74,7 +74,7 @@ sys.path.insert(0, os.environ["SIEGE_BENCH_ROOT"])
 import discord.gateway, discord.http, yarl
 discord.http.Route.BASE = os.environ["SIEGE_BENCH_API"]
 discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(os.environ["SIEGE_BENCH_GATEWAY"])
-import bot, gc, time
+import bot, gc, threading, time
 slow = []  # (wall time, seconds) of each callback asyncio's debug mode reports as slow
 class Slow(logging.Handler):
     def emit(self, record):
@@ -86,10 +86,15 @@ class Slow(logging.Handler):
 # process also waits for a core in the middle of a collection).
 pauses = []
 began = [0.0, 0.0]
+collected = [[0, 0.0], [0, 0.0], [0, 0.0]]  # by generation: collections, CPU seconds
 def collector(phase, info):
     if phase == "start":
         began[0], began[1] = time.perf_counter(), time.thread_time()
-    elif time.perf_counter() - began[0] > 0.005:
+        return
+    spent = collected[info["generation"]]
+    spent[0] += 1
+    spent[1] += time.thread_time() - began[1]
+    if time.perf_counter() - began[0] > 0.005:
         pauses.append((time.time(), info["generation"], time.perf_counter() - began[0],
                        time.thread_time() - began[1]))
 gc.callbacks.append(collector)
@@ -144,6 +149,28 @@ def shares(b):
         found.append((name, before[0] - after[0], after[0], after[1]))
         before = after
     return found
+def thread_cpu():
+    # CPU seconds of each of the bot's threads, by role (the event loop, the database's,
+    # the picture pool's, asyncio's helper threads), to tell where a move's CPU goes.
+    roles = {threading.main_thread().ident: "event loop"}
+    if made:
+        db = getattr(getattr(made[-1], "store", None), "_db", None)
+        for role in ("writer", "reader"):
+            conn = getattr(db, "_" + role, None)
+            thread = getattr(conn, "_thread", None)
+            if thread is not None:
+                roles[thread.ident] = "database " + role
+    found = {}
+    for thread in threading.enumerate():
+        try:
+            with open(f"/proc/self/task/{thread.native_id}/stat") as stat:
+                fields = stat.read().rpartition(")")[2].split()
+        except (OSError, TypeError):
+            continue
+        role = roles.get(thread.ident) or re.sub(r"[-_]\\d+", "", thread.name)
+        seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        found[role] = found.get(role, 0.0) + seconds
+    return found
 def figures(*_):
     # SIGUSR1, sent when the moves are over: the figures now, not at exit (a bot that is slow to
     # stop and gets killed would lose them), and what a full collection walks.
@@ -187,6 +214,8 @@ def figures(*_):
             heap["summary"] = hall.summary()
     if made and os.environ.get("TABLE_LOAD_SHARES"):  # what each cache adds to a collection
         heap["shares"] = shares(made[-1])
+    heap["threads"] = thread_cpu()
+    heap["collected"] = collected
     print("FIGURES " + json.dumps({"gc_pauses": pauses, "slow": slow, "heap": heap}),
           file=sys.stderr, flush=True)
 signal.signal(signal.SIGUSR1, figures)
@@ -194,8 +223,9 @@ def counts(*_):
     hall = getattr(made[-1], "hall", None) if made else None
     drawn = hall.pictures.drawn if hall is not None else 0
     busy = bool(hall is not None and hall.redraws.busy)
-    print("COUNTS " + json.dumps({"drawn": drawn, "redraws_busy": busy}), file=sys.stderr,
-          flush=True)
+    print("COUNTS " + json.dumps({"drawn": drawn, "redraws_busy": busy, "threads": thread_cpu(),
+                                  "collected": collected}),
+          file=sys.stderr, flush=True)
 signal.signal(signal.SIGUSR2, counts)
 if os.environ.get("SIEGE_BENCH_PROFILE"):
     import cProfile
@@ -481,6 +511,9 @@ class Result:
     pictures_drawn: int = 0
     deployment: str = "1 process, SQLite"
     others_cpu_ms_per_move: dict[str, float] = field(default_factory=dict)
+    #: This process's CPU per move: the fake Discord and the players (on a 2-core machine the
+    #: harness shares the cores with the bot, so it bounds what the bot can be offered).
+    harness_cpu_ms_per_move: float = 0.0
     processes: int = 1
     #: Every interaction of the run, the tables' opening from the bot's start-up on included:
     #: how many, how many had a first answer (full or deferred) within the bot's budget and
@@ -680,10 +713,18 @@ async def run_size(
                 rng = random.Random(seed)
                 pacer = Pacer(rate)
                 drawn_before = 0
+                threads_before: Counter[str] = Counter()
+                collected_before = [[0, 0.0] for _ in range(3)]
                 for b in bots:
-                    drawn_before += (await ask(b, signal.SIGUSR2, "COUNTS ") or {}).get("drawn", 0)
+                    counted = await ask(b, signal.SIGUSR2, "COUNTS ") or {}
+                    drawn_before += counted.get("drawn", 0)
+                    threads_before.update(counted.get("threads", {}))
+                    for gen, (n, seconds) in enumerate(counted.get("collected", [])):
+                        collected_before[gen][0] += n
+                        collected_before[gen][1] += seconds
                 exempt, limited = fake.exempt_count, fake.limited_count
                 cpu_before = process_cpu(pids)
+                harness_before = time.process_time()
                 others_before = {k: read() for k, read in (others or {}).items()}
                 load_before = load_average()
                 started = time.perf_counter()
@@ -692,6 +733,7 @@ async def run_size(
                 await fake.settle(quiet=0.2, timeout=120)
                 elapsed = time.perf_counter() - started
                 window[1] = time.time()
+                harness_cpu = time.process_time() - harness_before
                 cpu, loop_cpu, workers_cpu = (
                     after - before
                     for after, before in zip(process_cpu(pids), cpu_before, strict=True)
@@ -744,6 +786,34 @@ async def run_size(
             f"{heap.get('pictures_kept')}"
         )
         print("  most tracked:", ", ".join(f"{n} {c}" for n, c in heap["types"][:12]))
+    threads: Counter[str] = Counter()
+    for heap in heaps:
+        threads.update(heap.get("threads", {}))
+    threads.subtract(threads_before)
+    played = sum(len(t.waits) for t in rows)
+    collected = [[-n, -seconds] for n, seconds in collected_before]
+    for heap in heaps:
+        for gen, (n, seconds) in enumerate(heap.get("collected", [])):
+            collected[gen][0] += n
+            collected[gen][1] += seconds
+    if played and any(n for n, _ in collected):
+        print(
+            "  the collector during the moves: "
+            + ", ".join(
+                f"generation {gen} {n / played:.2f} a move, {seconds * 1000 / played:.3f} ms CPU"
+                for gen, (n, seconds) in enumerate(collected)
+            )
+            + " a move"
+        )
+    if threads and played:
+        print(
+            "  bot CPU per move by thread: "
+            + ", ".join(
+                f"{name} {seconds * 1000 / played:.2f} ms"
+                for name, seconds in threads.most_common()
+                if seconds > 0
+            )
+        )
         for name, held, left, collect_ms in heap.get("shares", []):
             print(
                 f"  emptying the {name}: {held} objects fewer; then {left} tracked, a full "
@@ -760,7 +830,7 @@ async def run_size(
     )
     for seconds, line in slowest_lines[:5]:  # at any time, start-up included
         print(f"  slow callback {seconds * 1000:.0f} ms: {line[line.find('Executing') :][:240]}")
-    print("  requests by route (the last ones):", dict(routes.most_common(8)))
+    print("  requests by route (the last ones):", dict(routes.most_common(14)))
     for line in stderr:
         if line.startswith("OWNERS "):
             print("  " + line.strip())
@@ -808,6 +878,7 @@ async def run_size(
         rate_limit_buckets=max((h.get("rate_limit_buckets", 0) for h in heaps), default=0),
         pictures_drawn=drawn,
         others_cpu_ms_per_move={k: v * 1000 / total for k, v in others_cpu.items()},
+        harness_cpu_ms_per_move=harness_cpu * 1000 / total,
         deployment=deployment.label,
         processes=deployment.processes,
         **answers,
@@ -906,6 +977,9 @@ def show(result: Result) -> None:
     )
     for name, ms in result.others_cpu_ms_per_move.items():
         print(f"  {name}: {ms:.2f} ms CPU per move")
+    print(
+        f"  the fake Discord and the players: {result.harness_cpu_ms_per_move:.2f} ms CPU per move"
+    )
     if result.slow_callbacks is not None:
         slowest = f"{result.slowest_ms:.1f} ms" if result.slowest_ms is not None else "none"
         print(

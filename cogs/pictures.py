@@ -9,28 +9,27 @@ view and what it marks), so a position drawn once — the table re-rendered for 
 repost, a second flow racing the first, a thousand new tables showing the same empty rows — is
 not drawn again. Two flows asking for the same picture at once share one drawing.
 
-A process pool that breaks (a worker killed) is replaced by threads for the rest of the run,
-with one warning: a picture is never lost to it. A freshly started worker takes a second or more
-(longer on a busy machine) to import Pillow and the renderers: until every worker has, pictures
-are drawn in threads, so a click in the bot's first seconds never waits for a cold process.
+The processes are reached through pipes the event loop reads and writes itself
+(:mod:`cogs.picture_workers`), not through a process pool's helper threads. A process that dies
+(a worker killed) is replaced by threads for the rest of the run, with one warning: a picture is
+never lost to it. A freshly started worker takes a second or more (longer on a busy machine) to
+import Pillow and the renderers: until every worker has, pictures are drawn in threads, so a
+click in the bot's first seconds never waits for a cold process.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import logging
-import multiprocessing
-import pickle
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 import orjson
+
+from cogs.picture_workers import Unsendable, WorkerLost, Workers
 
 PICTURES_KEPT = 512  # about 15–35 KB each
 
@@ -45,19 +44,12 @@ def picture_key(game: str, args: tuple[Any, ...]) -> tuple[str, str]:
     return game, hashlib.blake2b(text, digest_size=16).hexdigest()
 
 
-def _ready() -> bool:
-    """A worker's first task: import the renderers (so the first picture is not kept waiting)."""
-    import presentation  # noqa: F401
-
-    return True
-
-
 class Pictures:
     def __init__(self, kept: int = PICTURES_KEPT, processes: int = 0) -> None:
         self.kept = kept
         self.processes = processes
-        self._pool: ProcessPoolExecutor | None = None
-        self._warming: list[Future[bool]] = []  # each worker's first task (see _ready)
+        self._pool: Workers | None = None
+        self._starting: asyncio.Task[None] | None = None
         self._report: asyncio.Task[None] | None = None
         self._done: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self._drawing: dict[tuple[str, str], asyncio.Future[Any]] = {}
@@ -97,15 +89,16 @@ class Pictures:
         return picture
 
     def start(self) -> None:
-        """Start the worker processes now (at start-up, not at the first click)."""
+        """Start the worker processes now (at start-up, not at the first click); on a running
+        event loop (without one there is nothing to start them on: pictures use threads)."""
         if self.processes > 0 and self._pool is None:
-            # Spawned, not forked: the bot has database threads running.
-            self._pool = ProcessPoolExecutor(
-                self.processes, mp_context=multiprocessing.get_context("spawn")
-            )
-            self._warming = [self._pool.submit(_ready) for _ in range(self.processes)]
-            with contextlib.suppress(RuntimeError):  # no event loop: nobody to tell
-                self._report = asyncio.get_running_loop().create_task(self._report_warm())
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            self._pool = Workers(self.processes)
+            self._starting = loop.create_task(self._pool.start())
+            self._report = loop.create_task(self._report_warm())
 
     def warming_note(self) -> str:
         """What is still warming up, for the bot's "ready" line ("" when nothing is)."""
@@ -120,20 +113,30 @@ class Pictures:
         began = time.monotonic()
         try:
             await self.warmed()
-        except Exception as exc:  # a broken pool: the first picture sent there falls back
+        except Exception as exc:  # threads from now on, as when a process dies later
             log.warning("the picture processes did not start (%r); pictures use threads", exc)
+            if self._pool is not None:
+                self._pool.close()
+                self._pool, self.processes = None, 0
             return
         log.info("picture processes up (%s) after %.1f s", self.processes, time.monotonic() - began)
 
     @property
     def is_warm(self) -> bool:
         """Whether the worker processes are up and have imported the renderers."""
-        return self._pool is not None and all(future.done() for future in self._warming)
+        return (
+            self._pool is not None
+            and self._starting is not None
+            and self._starting.done()
+            and self._pool.is_warm
+        )
 
     async def warmed(self) -> None:
         """Wait until the worker processes are warm (at once without any)."""
-        if self._warming:
-            await asyncio.gather(*(asyncio.wrap_future(f) for f in self._warming))
+        if self._starting is not None:
+            await asyncio.shield(self._starting)
+        if self._pool is not None:
+            await self._pool.warmed()
 
     async def _draw(self, draw: Callable[..., T], args: tuple[Any, ...]) -> T:
         self.start()
@@ -141,21 +144,24 @@ class Pictures:
             self.in_threads += 1  # not kept waiting while a process starts
         elif self._pool is not None:
             try:
-                drawn: T = await asyncio.get_running_loop().run_in_executor(self._pool, draw, *args)
+                drawn: T = await self._pool.draw(draw, args)
                 return drawn
-            except BrokenProcessPool:
+            except WorkerLost:
                 log.warning("the picture processes broke; pictures are drawn in threads from now")
-                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool.close()
                 self._pool, self.processes = None, 0
-            except pickle.PicklingError:  # a drawing that cannot travel: drawn here instead
-                log.debug("picture %r drawn in a thread: it cannot be sent to a process", draw)
+            except Unsendable as exc:  # a drawing that cannot travel: drawn here instead
+                log.debug(
+                    "picture %r drawn in a thread: it cannot be sent to a process (%s)", draw, exc
+                )
         return await asyncio.to_thread(draw, *args)
 
     def close(self) -> None:
-        if self._report is not None:
-            self._report.cancel()
+        for task in (self._report, self._starting):
+            if task is not None:
+                task.cancel()
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.close()
             self._pool = None
 
 

@@ -38,7 +38,7 @@ from engine import get_game
 from engine.tournament import Format
 from storage import Store, TableError, TableRecord, clock
 from storage.shards import Shards
-from storage.tournament_records import MatchRecord, TournamentRecord
+from storage.tournament_records import MatchRecord, TournamentPlan, TournamentRecord
 from storage.tournaments import Advance
 
 log = logging.getLogger("siege.tournaments")
@@ -182,7 +182,7 @@ class Tournaments:
         starts_at = start_time(start, now)
         if starts_at > now + LONGEST_WAIT:
             raise TableError("A tournament starts within 30 days.")
-        tournament = await self.store.create_tournament(
+        plan = TournamentPlan(
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id,
             host_id=interaction.user.id,
@@ -194,6 +194,7 @@ class Tournaments:
             max_players=max_players,
             rated=rated,
         )
+        tournament = await self.store.create_tournament(plan)
         view = buttons(tournament.id)
         assert view is not None
         response = await interaction.response.send_message(embed=info_embed(tournament), view=view)

@@ -12,7 +12,6 @@ locked as :class:`StoreBusy`.
 from __future__ import annotations
 
 import sqlite3
-from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +20,8 @@ from typing import Any, Self, TypeVar
 from storage import clock
 from storage.database import Connection, Database, DatabaseBusy
 from storage.postgres import PgDatabase, is_url
-from storage.records import BUSY, DAMAGED, ActionRecord, Clock, CorruptTable, StoreBusy
+from storage.records import BUSY, DAMAGED, Clock, CorruptTable, StoreBusy
+from storage.tails import KeptTails
 
 T = TypeVar("T")
 
@@ -42,8 +42,8 @@ class StoreBase:
     def __init__(self, db: Database | PgDatabase, clock: Clock = utc_now) -> None:
         self._db = db
         self._clock = clock
-        #: Each table's last logged actions, by table id: (ply, actions); see Reading.log_tail.
-        self._tails: OrderedDict[int, tuple[int, tuple[ActionRecord, ...]]] = OrderedDict()
+        #: Each table's last logged actions; see Reading.log_tail.
+        self._tails = KeptTails()
 
     @classmethod
     async def open(cls, path: str | Path, *, clock: Clock = utc_now) -> Self:
@@ -89,6 +89,16 @@ class StoreBase:
             return await self._db.read(fn)
         except sqlite3.DatabaseError as exc:
             if not is_damage(exc):  # locked, constraint, misuse...
+                raise
+            raise CorruptTable(DAMAGED) from exc
+
+    async def _read_near(self, fn: Callable[[Connection], T]) -> T:
+        """As :meth:`_read`, on the event loop's own thread (:meth:`Database.read_near`): only
+        for a few rows read by key on a move's hot path."""
+        try:
+            return await self._db.read_near(fn)
+        except sqlite3.DatabaseError as exc:
+            if not is_damage(exc):
                 raise
             raise CorruptTable(DAMAGED) from exc
 

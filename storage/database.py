@@ -1,4 +1,5 @@
-"""The SQLite file behind the store: two connections, each owned by one aiosqlite thread.
+"""The SQLite file behind the store: two connections, each owned by one aiosqlite thread, and a
+third on the event loop's own thread.
 
 - The **writer** runs every change as one call on its thread: ``BEGIN IMMEDIATE``, the caller's
   function (load, check, write), ``COMMIT`` — or ``ROLLBACK`` if the function raised. The whole
@@ -9,6 +10,9 @@
   each in a savepoint of its own.
 - The **reader** (``query_only``) serves every read, each on one snapshot. In WAL mode it never
   waits for the writer and only ever sees committed data.
+- The **near reader** (``query_only``, no busy timeout) serves the few reads by key of a move's
+  hot path (:meth:`Database.read_near`) on the event loop's thread: a trip to a thread and back
+  costs more CPU than such a read. Whatever would make it wait is read by the reader instead.
 
 :meth:`Database.open` checks the file before anything else uses it (the folder exists, the path is
 a file, it is a SQLite database whose header and schema read, and it can be written) and answers
@@ -185,6 +189,20 @@ def _prepare_reader(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA query_only = ON")
 
 
+def _near_reader(path: Path) -> sqlite3.Connection:
+    """The connection :meth:`Database.read_near` reads with, on the event loop's thread: it
+    never waits for a lock (a busy file is read on the reader's thread instead)."""
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA busy_timeout = 0")
+        conn.execute("PRAGMA query_only = ON")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 def _in_transaction(fn: Callable[[sqlite3.Connection], T], begin: str) -> Callable[..., T]:
     def run(conn: sqlite3.Connection) -> T:
         conn.execute(begin)
@@ -332,9 +350,17 @@ class GroupCommit:
 class Database(GroupCommit):
     """The writer and the reader of one SQLite file. Create with :meth:`open`."""
 
-    def __init__(self, path: Path, writer: aiosqlite.Connection, reader: aiosqlite.Connection):
+    def __init__(
+        self,
+        path: Path,
+        writer: aiosqlite.Connection,
+        reader: aiosqlite.Connection,
+        near: sqlite3.Connection | None = None,
+    ):
         super().__init__(str(path))
         self.path = path
+        #: A third connection, on the event loop's own thread, for :meth:`read_near`.
+        self._near = near
         self._wal = outage.WalWatch(path)
         self._writer = writer
         self._reader = reader
@@ -364,13 +390,22 @@ class Database(GroupCommit):
         except BaseException:
             await writer.close()
             raise
-        return cls(path, writer, reader)
+        try:
+            near = _near_reader(path)
+        except (sqlite3.Error, OSError) as exc:
+            await reader.close()
+            await writer.close()
+            raise DatabaseUnusable(path, _cause(exc)) from None
+        return cls(path, writer, reader, near)
 
     async def close(self) -> None:
         """Finish what is queued, then close both connections (the writer last)."""
         while self._drain is not None and not self._drain.done():  # each group starts the next
             await asyncio.shield(self._drain)
         try:
+            if self._near is not None:
+                self._near.close()
+                self._near = None
             await self._reader.close()
         finally:
             await self._writer.close()
@@ -417,6 +452,25 @@ class Database(GroupCommit):
 
     #: The store's migrations for this database (``storage/migrations``).
     migrations_folder = "migrations"
+
+    async def read_near(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """``fn`` on one consistent snapshot, on the event loop's own thread: for a read of a
+        few rows by key on a move's hot path (a table by id, its newest version, its last
+        actions), where the hop to the reader's thread and back costs more CPU than the read.
+        Nothing long goes here: it holds up every other table while it runs. It never waits for
+        a lock: a file another process holds in a way that would make it wait (a checkpoint
+        restarting the log, a migration) is read on the reader's thread instead."""
+        near = self._near
+        if near is None:
+            return await self.read(fn)
+        try:
+            return _in_transaction(fn, "BEGIN")(near)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return await self.read(fn)
+            if outage.is_unavailable(exc):
+                raise self.health.failed(exc) from None
+            raise
 
     async def schema_version(self) -> int:
         return int(await self.scalar("PRAGMA user_version"))

@@ -242,7 +242,7 @@ class Players(StoreBase):
             ).fetchall()
             return {int(uid): str(name) for uid, name in found}
 
-        return await self._db.read(run) if ids else {}
+        return await self._db.read_near(run) if ids else {}  # every table drawn reads them
 
     async def dm_mode(self, user_id: int) -> DmMode:
         mode = await self._db.scalar("SELECT dm_mode FROM players WHERE user_id = ?", (user_id,))
@@ -266,7 +266,7 @@ class Players(StoreBase):
             ).fetchone()
             return None if row is None else (int(row[0]), int(row[1]))
 
-        return await self._db.read(run)
+        return await self._db.read_near(run)
 
     async def set_dm_panel(
         self, table_id: int, user_id: int, channel_id: int, message_id: int

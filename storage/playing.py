@@ -15,21 +15,19 @@ from engine.rules import Action, Event, Result, RuleError, State, dumps, loads
 from storage import clock, daily, results
 from storage.base import StoreBase
 from storage.database import Connection
-from storage.reading import grow_kept_tail
 from storage.records import (
     RESIGN,
-    ActionRecord,
     Ending,
     StaleAction,
     Status,
     TableError,
     TableRecord,
-    action_record,
     is_resignation,
     require,
     why_resigned,
 )
 from storage.tables import move_deadlines, perform
+from storage.tails import RawRow
 
 
 class Playing(StoreBase):
@@ -50,13 +48,13 @@ class Playing(StoreBase):
     async def _commit_action(
         self, table_id: int, user_id: int, action: Action, expected_ply: int | None
     ) -> tuple[TableRecord, list[Event]]:
-        def run(conn: Connection) -> tuple[TableRecord, list[Event], ActionRecord]:
+        def run(conn: Connection) -> tuple[TableRecord, list[Event], RawRow]:
             return apply_action(
                 conn, table_id, user_id, action, expected_ply, self._moment(), memo=self._db.memo
             )
 
         after, events, written = await self._write(run)
-        grow_kept_tail(self._tails, table_id, after.ply, [written])  # its log row, as read
+        self._tails.grow(table_id, after.ply, [written])  # its log row, as written
         return after, events
 
 
@@ -88,9 +86,9 @@ def apply_action(
     *,
     automatic: bool = False,
     memo: dict[Any, Any] | None = None,
-) -> tuple[TableRecord, list[Event], ActionRecord]:
+) -> tuple[TableRecord, list[Event], RawRow]:
     """Load, check, apply and write one action: the body of one write transaction; the table
-    after it, its events and its log row (as a read of the row gives it). The next
+    after it, its events and its log row (as :class:`~storage.tails.KeptTails` keeps it). The next
     move's deadline starts now; a move the player made (not ``automatic``) clears their missed
     deadlines.
 
@@ -158,10 +156,10 @@ def _write_plan(
     moment: datetime,
     automatic: bool,
     memo: dict[Any, Any] | None,
-) -> tuple[TableRecord, list[Event], ActionRecord] | None:
+) -> tuple[TableRecord, list[Event], RawRow] | None:
     """Write a planned action if the table is still the version it was planned on (else
     nothing is written and this returns None): the table after it, its events and its log row
-    (as a read of the row gives it)."""
+    (as :class:`~storage.tails.KeptTails` keeps it)."""
     table, seat, new_state, events, result = (
         plan.table,
         plan.seat,
@@ -241,8 +239,7 @@ def _write_plan(
         memo[("table", table.id)] = (replace(after, state=None), text)
         if len(memo) > HOT_TABLES:  # the least recently written goes
             del memo[next(iter(memo))]
-    columns = ("table_id", "ply", "seat", "user_id", "action", "events", "created_at")
-    return after, events, action_record(dict(zip(columns, logged, strict=True)))
+    return after, events, logged[1:]
 
 
 def ending_of(action: Action, user_id: int) -> tuple[Ending, int | None]:

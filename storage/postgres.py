@@ -270,6 +270,10 @@ class PgDatabase(database.GroupCommit):
         except outage.Unavailable as exc:
             raise self.health.failed(exc) from None
 
+    async def read_near(self, fn: Callable[[Any], T]) -> T:
+        """As :meth:`read` (a PostgreSQL read is a trip to the server whatever the thread)."""
+        return await self.read(fn)
+
     async def scalar(self, sql: str, params: Iterable[Any] = ()) -> Any:
         def run(conn: PgConnection) -> Any:
             row = conn.execute(sql, tuple(params)).fetchone()

@@ -6,11 +6,11 @@ turns, and a replay from the seed.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from typing import Any
 
 from engine import chance
 from engine.rules import State
-from storage import computers, records
+from storage import computers, records, tails
 from storage.base import StoreBase
 from storage.database import Connection
 from storage.records import (
@@ -27,41 +27,22 @@ from storage.records import (
     table_record,
 )
 from storage.tables import perform
-
-#: The longest history a render shows beside a position (a panel's "since your last turn").
-TAIL_KEPT = 40
-#: How many tables' recent history the store keeps in memory (see :meth:`Store.log_tail`): the
-#: tables being drawn right now. Each is about 200 objects the garbage collector walks through,
-#: so no more (with 512, the longest collection at 1,000 tables was 58 ms against 48: one run
-#: each of ``benchmarks/table_load.py --sizes 1000 --moves 8 --rates 40``).
-TAIL_TABLES = 128
+from storage.tails import TAIL_KEPT, RawRow, decode, raw_row
 
 
-def grow_kept_tail(
-    tails: OrderedDict[int, tuple[int, tuple[ActionRecord, ...]]],
-    table_id: int,
-    ply: int,
-    written: list[ActionRecord],
-) -> None:
-    """A move was just written, bringing its table to ``ply`` (``written``: the log rows it
-    wrote, read back in its transaction): a tail kept for the position before it grows by them,
-    so the next :meth:`Reading.log_tail` at ``ply`` reads nothing (it read them back otherwise,
-    a trip to the database thread per move). Only a tail kept for exactly that position grows:
-    any other is read as before."""
-    kept = tails.get(table_id)
-    if kept is None or not written or kept[0] != ply - len(written):
-        return
-    tails[table_id] = (ply, (*kept[1], *written)[-TAIL_KEPT:])
+def read_raw(conn: Connection, sql: str, params: tuple[Any, ...]) -> list[RawRow]:
+    """Log rows as :class:`~storage.tails.KeptTails` keeps them."""
+    return [raw_row(row) for row in conn.execute(sql, params).fetchall()]
 
 
 class Reading(StoreBase):
     """Tables and their logs, as stored."""
 
     async def get_table(self, table_id: int) -> TableRecord | None:
-        return await self._read(lambda conn: load_table(conn, table_id))
+        return await self._read_near(lambda conn: load_table(conn, table_id))
 
     async def open_table_in(self, channel_id: int) -> TableRecord | None:
-        return await self._read(lambda conn: open_table_in(conn, channel_id))
+        return await self._read_near(lambda conn: open_table_in(conn, channel_id))
 
     async def actions(self, table_id: int) -> list[ActionRecord]:
         sql = "SELECT * FROM actions WHERE table_id = ? ORDER BY ply"
@@ -77,42 +58,44 @@ class Reading(StoreBase):
         """The last ``limit`` actions logged before ``table``'s ply, oldest first: the history
         shown beside that position.
 
-        Logged actions never change, so a table's tail is kept in memory (for the
-        :data:`TAIL_TABLES` tables shown last, up to :data:`TAIL_KEPT` actions each) and only
-        the actions logged since are read: the table message and every panel of one move share
-        one short read. Safe with several processes on one database, since the position's ply
-        bounds what is read."""
+        Logged actions never change, so each table's last :data:`~storage.tails.TAIL_KEPT` are
+        kept in memory (:class:`~storage.tails.KeptTails`) and only the actions logged since are
+        read: the table message and every panel of one move share one short read, and a move
+        this process wrote reads nothing. Safe with several processes on one database, since the
+        position's ply bounds what is read."""
         ply = table.ply
         latest = "SELECT * FROM actions WHERE table_id = ? AND ply < ? ORDER BY ply DESC LIMIT ?"
-        if limit > TAIL_KEPT:  # longer than what is kept: read, and not kept
-            rows = await self._read(lambda conn: read_actions(conn, latest, (table.id, ply, limit)))
-            return rows[::-1]
-        kept = self._tails.get(table.id)
-        if kept is not None and kept[0] == ply:
-            self._tails.move_to_end(table.id)
-            return list(kept[1][-limit:]) if limit else []
-        if kept is not None and kept[0] < ply <= kept[0] + TAIL_KEPT:
-            since = kept[0]
-            sql = "SELECT * FROM actions WHERE table_id = ? AND ply >= ? AND ply < ? ORDER BY ply"
-            newer = await self._read(lambda conn: read_actions(conn, sql, (table.id, since, ply)))
-            tail = (*kept[1], *newer)[-TAIL_KEPT:]
-        else:
-            rows = await self._read(
-                lambda conn: read_actions(conn, latest, (table.id, ply, TAIL_KEPT))
+        if limit > tails.TAIL_KEPT:  # longer than what is kept: read, and not kept
+            found = await self._read(
+                lambda conn: read_actions(conn, latest, (table.id, ply, limit))
             )
-            tail = tuple(rows[::-1])
-        current = self._tails.get(table.id)
-        if current is None or current[0] <= ply:  # an older position's tail is not kept
-            self._tails[table.id] = (ply, tail)
-            self._tails.move_to_end(table.id)
-            while len(self._tails) > TAIL_TABLES:
-                self._tails.popitem(last=False)
-        return list(tail[-limit:]) if limit else []
+            return found[::-1]
+        kept = self._tails.at(table.id, ply)
+        if kept is None:
+            since = self._tails.ply(table.id)
+            if since is not None and since < ply <= since + tails.TAIL_KEPT:
+                sql = (
+                    "SELECT * FROM actions WHERE table_id = ? AND ply >= ? AND ply < ? ORDER BY ply"
+                )
+                newer = await self._read_near(
+                    lambda conn: read_raw(conn, sql, (table.id, since, ply))
+                )
+                rows = (*self._tails.rows(table.id), *newer)
+            else:
+                last = await self._read_near(
+                    lambda conn: read_raw(conn, latest, (table.id, ply, tails.TAIL_KEPT))
+                )
+                rows = tuple(last[::-1])
+            self._tails.keep(table.id, ply, rows)
+            kept = self._tails.at(table.id, ply)
+            if kept is None:  # a later position's history is kept: this one's is decoded apart
+                kept = decode(table.id, rows[-tails.TAIL_KEPT :])
+        return list(kept[-limit:]) if limit else []
 
     async def newest(self, table: TableRecord) -> TableRecord | None:
         """The table as stored now: ``table`` itself when its version is still the stored one
         (one indexed lookup, nothing decoded), else read again; None once it is gone."""
-        return await self._read(lambda conn: records.newest(conn, table))
+        return await self._read_near(lambda conn: records.newest(conn, table))
 
     async def delivery_targets(
         self, table: TableRecord
@@ -142,7 +125,7 @@ class Reading(StoreBase):
             }
             return newest, {uid: DmTarget(modes.get(uid) or "on", panels.get(uid)) for uid in users}
 
-        return await self._read(run)
+        return await self._read_near(run)
 
     async def open_tables_of(self, user_id: int) -> list[TableRecord]:
         """Open tables where this user holds a seat (unreadable ones are left out)."""
@@ -207,4 +190,4 @@ class Reading(StoreBase):
         return table
 
 
-__all__ = ["TAIL_KEPT", "TAIL_TABLES", "Reading"]
+__all__ = ["Reading"]

@@ -7,11 +7,29 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 
 from engine import get_game
 from engine.tournament import Entrant, Format, Match
 from storage import records
 from storage.database import Connection
+
+
+@dataclass(frozen=True)
+class TournamentPlan:
+    """What a host asks for in creating a tournament (:func:`storage.tournaments.create` checks
+    it against the game and the format)."""
+
+    guild_id: int
+    channel_id: int
+    host_id: int
+    game: str
+    fmt: Format
+    rounds: int | None  # Swiss only
+    time_control: str
+    starts_at: datetime
+    max_players: int
+    rated: bool
 
 
 @dataclass(frozen=True)
@@ -168,6 +186,7 @@ def of_table(conn: Connection, table_id: int) -> int | None:
 __all__ = [
     "EntrantRecord",
     "MatchRecord",
+    "TournamentPlan",
     "TournamentRecord",
     "load",
     "matches",

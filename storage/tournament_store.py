@@ -8,53 +8,25 @@ one transaction, so whichever of two racing pushes comes second finds nothing to
 from __future__ import annotations
 
 import random
-from datetime import datetime
 
-from engine.tournament import Format
 from storage import tournaments
 from storage.base import StoreBase
 from storage.database import Connection
 from storage.playing import apply_action
 from storage.records import RESIGN, TableRecord
 from storage.shards import Shards
-from storage.tournament_records import MatchRecord, TournamentRecord
+from storage.tournament_records import MatchRecord, TournamentPlan, TournamentRecord
 from storage.tournaments import Advance
 
 
 class Tournaments(StoreBase):
     """Tournaments: creating, joining and leaving, rounds, and the tables of their matches."""
 
-    async def create_tournament(
-        self,
-        *,
-        guild_id: int,
-        channel_id: int,
-        host_id: int,
-        game: str,
-        fmt: Format,
-        rounds: int | None,
-        time_control: str,
-        starts_at: datetime,
-        max_players: int,
-        rated: bool,
-    ) -> TournamentRecord:
+    async def create_tournament(self, plan: TournamentPlan) -> TournamentRecord:
         moment = self._moment()
 
         def run(conn: Connection) -> TournamentRecord:
-            return tournaments.create(
-                conn,
-                guild_id=guild_id,
-                channel_id=channel_id,
-                host_id=host_id,
-                game=game,
-                fmt=fmt,
-                rounds=rounds,
-                time_control=time_control,
-                starts_at=starts_at,
-                max_players=max_players,
-                rated=rated,
-                moment=moment,
-            )
+            return tournaments.create(conn, plan, moment)
 
         return await self._write(run)
 

@@ -23,7 +23,7 @@ from datetime import datetime
 
 from engine import get_game
 from engine.rules import Result
-from engine.tournament import Format, points_of
+from engine.tournament import points_of
 from engine.tournament.plan import LEAST_PLAYERS, next_round, planned_rounds
 from engine.tournament.robin import MOST_PLAYERS
 from storage import clock, records, tables
@@ -32,6 +32,7 @@ from storage.shards import Shards
 from storage.shards import condition as shard_condition
 from storage.tournament_records import (
     MatchRecord,
+    TournamentPlan,
     TournamentRecord,
     load,
     matches,
@@ -59,34 +60,21 @@ class Advance:
 # -- creating and joining ----------------------------------------------------------------------
 
 
-def create(
-    conn: Connection,
-    *,
-    guild_id: int,
-    channel_id: int,
-    host_id: int,
-    game: str,
-    fmt: Format,
-    rounds: int | None,
-    time_control: str,
-    starts_at: datetime,
-    max_players: int,
-    rated: bool,
-    moment: datetime,
-) -> TournamentRecord:
-    """A new tournament, open for entrants until ``starts_at``."""
-    engine = get_game(game)
+def create(conn: Connection, plan: TournamentPlan, moment: datetime) -> TournamentRecord:
+    """A new tournament, open for entrants until its start time."""
+    fmt, rounds, max_players = plan.fmt, plan.rounds, plan.max_players
+    engine = get_game(plan.game)
     if engine.min_seats > 2 or engine.max_seats < 2:
         raise records.TableError(f"{engine.title} cannot be played in a tournament.")
     two_seats = engine.max_seats == 2
     if two_seats == (fmt == "tables"):
         wanted = "Swiss or a round robin" if two_seats else "a table event"
         raise records.TableError(f"{engine.title} tournaments are {wanted}.")
-    if clock.per_move(time_control) is None:
+    if clock.per_move(plan.time_control) is None:
         raise records.TableError(
             "A tournament needs a clock (live or daily): it cannot wait for a move forever."
         )
-    if starts_at <= moment:
+    if plan.starts_at <= moment:
         raise records.TableError("The start time has passed; give one in the future.")
     least = LEAST_PLAYERS[fmt]
     most = MOST_PLAYERS if fmt in ("robin", "double_robin") else MOST_ENTRANTS
@@ -100,16 +88,16 @@ def create(
         " time_control, starts_at, max_players, rated, created_at, updated_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            guild_id,
-            channel_id,
-            host_id,
-            game,
+            plan.guild_id,
+            plan.channel_id,
+            plan.host_id,
+            plan.game,
             fmt,
             rounds if fmt == "swiss" else None,
-            time_control,
-            clock.stamp(starts_at),
+            plan.time_control,
+            clock.stamp(plan.starts_at),
             max_players,
-            int(rated),
+            int(plan.rated),
             now,
             now,
         ),

@@ -9,7 +9,6 @@ here would fail if the guard did not defer.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -200,8 +199,10 @@ async def test_a_click_while_the_picture_processes_warm_up_is_answered_at_once(
     bot = await w.restart_bot()
     pictures = bot.hall.pictures
     assert pictures._pool is not None
-    warming = concurrent.futures.Future[bool]()
-    pictures._warming = [warming]  # however quick the real one was, still starting
+    await pictures.warmed()
+    (worker,) = pictures._pool.workers
+    warming = asyncio.get_running_loop().create_future()
+    worker.ready = warming  # however quick the real one was, still starting
     assert not pictures.is_warm
     start = await w.alice.click(lobby, "Start")
     assert start.response_type == UPDATE_MESSAGE  # answered, not even deferred
@@ -209,7 +210,7 @@ async def test_a_click_while_the_picture_processes_warm_up_is_answered_at_once(
     table = await w.table()
     assert table.status == "running"
     assert pictures.drawn >= 1 and pictures.in_threads == pictures.drawn
-    warming.set_result(True)  # once up, the processes draw
+    warming.set_result(None)  # once up, the processes draw
     in_threads = pictures.in_threads
     await w.alice.click(w.table_message(table), _draw_label(table.running_state()))
     await w.fake.settle()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from storage import TableRecord
+from tests.counting import count_calls
 from tests.e2e.test_castles_e2e import DEALER_BOB, _draw_label, dm_panel, open_game
 from tests.e2e.test_clock_e2e import with_clock
 from tests.e2e.world import World
@@ -72,14 +72,7 @@ async def test_dms_found_closed_by_a_move_get_the_turn_ping_in_the_same_redraw(
     w = world
     table, _ = await open_game(w, dealer=DEALER_BOB)
     store = w.running.store
-    reads: list[int] = []
-    delivery_targets = store.delivery_targets
-
-    async def counted(record: TableRecord) -> object:
-        reads.append(1)
-        return await delivery_targets(record)
-
-    monkeypatch.setattr(store, "delivery_targets", counted)
+    reads = count_calls(monkeypatch, store, "delivery_targets")
     # Alice draws; the turn passes to Bob, whose DMs are open: one read for panels and ping.
     table = await w.table_by_id(table.id)
     await w.alice.click(w.table_message(table), _draw_label(table.running_state()))

@@ -39,13 +39,15 @@ async def test_pictures_come_from_worker_processes_and_survive_a_killed_worker(
     w.picture_processes = 1
     await w.restart_bot()
     pictures = w.running.hall.pictures
+    await pictures.warmed()  # (until then pictures are drawn in threads)
     table, _ = await open_game(w, dealer=DEALER_BOB)
     png = await move_from_table(w, table.id)
     assert Image.open(io.BytesIO(png)).format == "PNG"
     pool = pictures._pool
     assert pool is not None and pictures.drawn >= 2
-    workers = list(pool._processes.values())  # type: ignore[union-attr]
-    assert workers and all(p.pid != os.getpid() for p in workers)
+    workers = [worker.process for worker in pool.workers]
+    assert workers and all(p.pid not in (None, os.getpid()) for p in workers)
+    assert pictures.in_threads < pictures.drawn  # some came from the process
     # A worker dies (the kernel's OOM killer, say): the next picture is drawn all the same.
     for worker in workers:
         os.kill(worker.pid, signal.SIGKILL)  # type: ignore[arg-type]

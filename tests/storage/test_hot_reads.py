@@ -3,15 +3,16 @@ targets (one read each where the hall used to make several)."""
 
 from __future__ import annotations
 
+import gc
 import random
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-import storage.reading as store_module
+import storage.tails as tails_module
 from storage import Store
+from tests.counting import count_calls
 from tests.storage.test_store import GUEST, HOST, play_randomly, running_table
 
 
@@ -19,14 +20,16 @@ class Reads:
     """Counts the store's reads of table rows (each is one trip to the database)."""
 
     def __init__(self, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.count = 0
-        read = store._read
+        # on the reader's thread, or on the loop's
+        self.calls = [count_calls(monkeypatch, store, name) for name in ("_read", "_read_near")]
 
-        async def counted(fn: Any) -> Any:
-            self.count += 1
-            return await read(fn)
+    @property
+    def count(self) -> int:
+        return sum(len(calls) for calls in self.calls)
 
-        monkeypatch.setattr(store, "_read", counted)
+    def reset(self) -> None:
+        for calls in self.calls:
+            calls.clear()
 
 
 async def test_log_tail_is_the_history_before_the_position(store: Store) -> None:
@@ -69,7 +72,7 @@ async def test_log_tail_reads_only_what_was_logged_since(
         latest = await play_randomly(other, later, random.Random(8), 1)
     finally:
         await other.close()
-    reads.count = 0
+    reads.reset()
     tail = await store.log_tail(latest, 40)
     assert reads.count == 1
     assert tail == await store.recent_actions(latest.id, 40)
@@ -77,20 +80,56 @@ async def test_log_tail_reads_only_what_was_logged_since(
 
 
 async def test_log_tail_is_bounded(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_module, "TAIL_KEPT", 3)
-    monkeypatch.setattr(store_module, "TAIL_TABLES", 2)
+    monkeypatch.setattr(tails_module, "TAIL_KEPT", 3)
+    monkeypatch.setattr(tails_module, "TAIL_TABLES", 2)
     tables = [await running_table(store, channel=channel) for channel in (11, 12, 13)]
     tables = [await play_randomly(store, t, random.Random(8), 5) for t in tables]
     for table in tables:
         assert [r.ply for r in await store.log_tail(table, 3)] == [2, 3, 4]
     assert list(store._tails) == [tables[1].id, tables[2].id]  # the least recent went
-    assert all(len(kept) == 3 for _, kept in store._tails.values())
+    assert all(len(store._tails.rows(t.id)) == 3 for t in tables[1:])
     # Longer than what is kept: read in full, not kept.
     assert [r.ply for r in await store.log_tail(tables[2], 10)] == [0, 1, 2, 3, 4]
     # More moves than the kept tail since: read afresh, still right.
     later = await play_randomly(store, tables[2], random.Random(9), 5)
     tail = await store.log_tail(later, 3)
     assert [r.ply for r in tail] == [later.ply - 3, later.ply - 2, later.ply - 1]
+
+
+async def test_every_table_in_play_keeps_its_tail_out_of_the_collectors_walk(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More tables than are kept decoded: each still renders without a read, and what is kept
+    for them is nothing the garbage collector walks."""
+    monkeypatch.setattr(tails_module, "DECODED_TABLES", 2)
+    tables = [await running_table(store, channel=channel) for channel in (31, 32, 33, 34)]
+    tables = [await play_randomly(store, t, random.Random(4), 6) for t in tables]
+    for table in tables:
+        await store.log_tail(table, 40)
+    reads = Reads(store, monkeypatch)
+    decoded = []
+    real = tails_module.action_record
+    monkeypatch.setattr(
+        tails_module, "action_record", lambda row: decoded.append(row["ply"]) or real(row)
+    )
+    # The first tables are no longer kept decoded: decoded again, but not read again.
+    for table in reversed(tables):
+        assert await store.log_tail(table, 40) == await store.recent_actions(table.id, 40)
+    assert reads.count == len(tables)  # only recent_actions read
+    assert len(decoded) == 6 * 2  # the two tables that were not kept decoded, six moves each
+    # A move grows the tail as written, and the next render decodes only that move's row.
+    decoded.clear()
+    later = await play_randomly(store, tables[0], random.Random(5), 1)
+    reads.reset()
+    assert [r.ply for r in await store.log_tail(later, 40)] == list(range(later.ply))
+    assert reads.count == 0
+    assert decoded == [later.ply - 1]
+    gc.collect()
+    gc.collect()  # the collector lets a tuple go once it has let go of what the tuple holds
+    for table in tables:
+        rows = store._tails.rows(table.id)
+        assert rows and not any(gc.is_tracked(row) for row in rows)
+        assert not gc.is_tracked(rows)
 
 
 async def test_newest_returns_the_same_record_until_it_changes(store: Store) -> None:

@@ -13,6 +13,7 @@ import pytest
 from storage import Store, TableRecord, computers
 from storage.kept import KEPT, undeclared
 from storage.to_postgres import TABLES
+from storage.tournament_records import TournamentPlan
 from tests.fakeclock import Clock
 
 GUILD, OTHER_GUILD = 77, 78
@@ -112,16 +113,18 @@ async def test_export_holds_every_row_naming_the_player(store: Store) -> None:
         agreed, _ = await store.act(agreed.id, agreed.seats[seat], {"type": "draw"}, agreed.ply)
     await store.offer_cancel(agreed.id, BOB)
     tournament = await store.create_tournament(
-        guild_id=GUILD,
-        channel_id=next(channels),
-        host_id=CAROL,
-        game="castles",
-        fmt="swiss",
-        rounds=1,
-        time_control="live:5",
-        starts_at=store.now() + timedelta(hours=1),
-        max_players=4,
-        rated=True,
+        TournamentPlan(
+            guild_id=GUILD,
+            channel_id=next(channels),
+            host_id=CAROL,
+            game="castles",
+            fmt="swiss",
+            rounds=1,
+            time_control="live:5",
+            starts_at=store.now() + timedelta(hours=1),
+            max_players=4,
+            rated=True,
+        )
     )
     for user in (ALICE, BOB, CAROL):
         await store.join_tournament(tournament.id, user)

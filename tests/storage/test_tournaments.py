@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from storage import Store, TableError
-from storage.tournament_records import TournamentRecord
+from storage.tournament_records import TournamentPlan, TournamentRecord
 from tests.fakeclock import Clock
 from tests.pg import raw_rows
 
@@ -34,7 +34,7 @@ async def new_tournament(
         "max_players": 8,
         "rated": True,
     } | kw
-    return await store.create_tournament(**args)  # type: ignore[arg-type]
+    return await store.create_tournament(TournamentPlan(**args))  # type: ignore[arg-type]
 
 
 async def play_round(store: Store, tid: int, loser_of: dict[int, int] | None = None) -> None:
