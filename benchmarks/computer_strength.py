@@ -7,7 +7,8 @@ rather than 10 by default, so that the tables finish in minutes). A game's score
 win, 1/2 for a draw (or a win shared by two), 0 for a loss; the table gives the mean score with
 its 95% Wilson interval. "Clearly better" means the interval's lower bound is above 50% (for
 towers' multi-seat table, above the 1/n share a random seat expects). The last column is the
-thinking time of hard's moves in these games: median, 99th percentile and maximum. Rule-based
+thinking time of hard's moves in these games: median, 99th percentile and maximum (wall
+seconds; with ``--cpu``, the CPU seconds of the two-player games' moves). Rule-based
 players (``benchmarks/rule_players.py``) take a seat by name: ``--pairs hard-greedy`` (Castles),
 ``hard-public`` (King), ``hard-capture`` (Siege (1966)); ``wall``, ``sleuth``, ``careful`` are
 the second rule player of each of these games; and the towers tables ``hard-tag``,
@@ -81,6 +82,7 @@ class Match:
     focus: int  # the seat whose score is counted
     seed: int
     options: tuple[tuple[str, int], ...] = ()
+    cpu: bool = False  # time hard's moves in CPU seconds (time.process_time), not wall time
 
 
 @dataclass(frozen=True)
@@ -115,11 +117,12 @@ def play(match: Match) -> Outcome:
             rule = RULE_PLAYERS[level][1]
             action = rule(game.view(state, seat), seat, game.legal_actions(state, seat), chooser)
         else:
-            start = time.perf_counter()
+            clock = time.process_time if match.cpu else time.perf_counter
+            start = clock()
             view = game.view(state, seat)
             action = ai.choose(match.game, view, seat, level, chooser, options=options)
             if level == "hard":
-                times.append(time.perf_counter() - start)
+                times.append(clock() - start)
         state, _ = game.apply(state, seat, action, rng_for(match.seed, ply))
         ply += 1
     result = game.result(state)
@@ -156,11 +159,11 @@ def wilson(mean: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def two_player(game: str, a: str, b: str, games: int, seed: int) -> list[Match]:
+def two_player(game: str, a: str, b: str, games: int, seed: int, cpu: bool = False) -> list[Match]:
     matches = []
     for i in range(games):
         seats = (a, b) if i % 2 == 0 else (b, a)
-        matches.append(Match(game, seats, i % 2, seed * 100_000 + i))
+        matches.append(Match(game, seats, i % 2, seed * 100_000 + i, cpu=cpu))
     return matches
 
 
@@ -231,6 +234,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time hard's two-player moves in CPU seconds (a loaded or niced run's wall time is"
+        " mostly waiting for a core)",
+    )
     parser.add_argument("--only", default="castles,king,knights,towers")
     parser.add_argument(
         "--pairs",
@@ -260,7 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not pairs:
                 continue
             count = args.knights_games if game == "knights" else args.games
-            batches = [two_player(game, a, b, count, args.seed) for a, b in pairs]
+            batches = [two_player(game, a, b, count, args.seed, args.cpu) for a, b in pairs]
             results = [list(pool.map(play, batch)) for batch in batches]
             rows = [(f"{a} vs {b}", r) for (a, b), r in zip(pairs, results, strict=True)]
             report(

@@ -8,11 +8,14 @@ cheat, and two states that look the same to the seat get the same choice from th
   order is the secret): information-set Monte Carlo tree search over determinizations, states
   sampled consistently with the view (:mod:`engine.ai.search`, the per-game models).
 - ``knights`` (no chance, nothing hidden): alpha-beta search (:mod:`engine.ai.knights`).
+- ``castles``' hard level: rollouts of its rule of thumb from sampled deals, every move on the
+  same deals and dice (:func:`engine.ai.castles.rollout_search`).
 
 Levels (each game's, in ``docs/computer.md``): ``easy`` plays a one-ply heuristic with some
 random moves (Siege at Kurth's, a very small search), ``normal`` a small search,
-``hard`` a larger one (in Castles Besieged, a game of dice, hard keeps the heuristic's move
-unless its search finds one clearly better). The default iteration budgets keep ``hard`` under
+``hard`` a larger one (in Castles Besieged, a game of dice, hard plays each move worth
+searching on from the same sampled deals and dice with the heuristic, and takes the best:
+``engine.ai.castles.rollout_search``). The default iteration budgets keep ``hard`` under
 a second a move on the project's two-core machine; a caller that wants a time cap passes
 ``deadline``, a callable that returns True once time is up (the engine never reads a clock).
 Everything here is a top-level function of plain data, so a ``ProcessPoolExecutor`` can run it.

@@ -46,9 +46,9 @@ class Computer:
     ``budgets`` are the search iterations per level (plies for a search of its own); a level
     with no budget plays the model's playout policy (:func:`engine.ai.easy_action`).
     ``anchored`` are the levels whose search keeps the model's rule-of-thumb move
-    (``model.anchor(rng)``) unless it finds one clearly better (Castles' dice). ``guided``:
-    the search widens a node one reply at a time, the playout policy's first
-    (:func:`engine.ai.search.ismcts`).
+    (``model.anchor(rng)``) unless it finds one clearly better (for a game of dice; Castles'
+    hard used it before its rollout search). ``guided``: the search widens a node one reply at
+    a time, the playout policy's first (:func:`engine.ai.search.ismcts`).
     """
 
     budgets: Mapping[str, int]

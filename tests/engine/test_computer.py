@@ -256,21 +256,26 @@ def test_knights_takes_the_commander_when_it_can() -> None:
 
 
 def test_castles_attacks_with_an_unblocked_card_on_the_last_hit() -> None:
-    """Nine hits taken by the other seat and an unblocked card: hard attacks the castle."""
+    """Nine hits taken by the other seat, an unblocked card and nothing in hand: hard attacks
+    the castle (with a card in hand, laying it first to have two unblocked cards scores a
+    little better in its rollouts)."""
     game = engine.GAMES["castles"]
     state = game.setup(2, {"dealer": 1}, rng_for(2, "setup"))
     rows = [["9S", "KD"], ["4C"]]
     laid = {c for row in rows for c in row}
     state["hands"] = [[c for c in h if c not in laid] for h in state["hands"]]
     state["pile"] = [c for c in state["pile"] if c not in laid]
+    state["pile"] += state["hands"][0]
+    state["hands"][0] = []
     state["rows"], state["hits"] = rows, [0, 9]
     action = ai.choose("castles", game.view(state, 0), 0, "hard", random.Random(4))
     assert action == {"type": "attack", "pos": 1}
 
 
 def test_castles_levels_differ_in_their_playouts() -> None:
-    """Easy's move and hard's playouts follow the rule of thumb (one move in ten at random);
-    normal's search, the weaker one, plays its playouts out at random."""
+    """Easy's move follows the rule of thumb (one move in ten at random); normal's search,
+    the weaker one, plays its playouts out at random (hard's rollouts:
+    ``tests/engine/test_castles_search.py``)."""
     game = engine.GAMES["castles"]
     state = random_state(game, 5, 20, 2, {})
     seat = game.to_act(state)
@@ -285,7 +290,6 @@ def test_castles_levels_differ_in_their_playouts() -> None:
 
     assert greedy_share(castles_ai.CastlesModel(view, seat, "easy")) > 0.85
     assert greedy_share(castles_ai.CastlesModel(view, seat, "normal")) < 0.5
-    assert greedy_share(castles_ai.CastlesModel(view, seat, "hard")) > 0.85
 
 
 def test_fast_castles_rules_play_as_the_engine() -> None:
