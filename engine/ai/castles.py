@@ -34,8 +34,8 @@ class CastlesModel:
     def __init__(self, view: Mapping[str, Any], seat: int, level: str = "easy") -> None:
         self.view = view
         self.seat = seat
-        # The model of the easy and normal levels (hard's rollout search is
-        # ``engine/ai/castles_search.py``): normal's small search plays random moves out; the
+        # The model of the easy and normal levels (hard's is :func:`rollout_search`, below):
+        # normal's small search plays random moves out; the
         # easy level never searches: it plays ``rollout_action`` (the rule of thumb) once.
         self.greedy_playouts = level != "normal"
         # The root's public part (rows, own hand) is all that pruning reads.
