@@ -76,16 +76,20 @@ def load_font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
 
 # Words longer than this (a line saying the last move) seldom recur: they are not kept.
 _KEPT_TEXT = 40
+#: How many rendered words (and their lengths) a process keeps: every table's two or more names
+#: and the labels, for about 1,500 tables drawn in turn. Tables take turns, so a smaller cache
+#: than the names in play misses on every name (least recently used is the next one needed).
+WORDS_KEPT = 4096
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=WORDS_KEPT)
 def _text_mask(
     font: ImageFont.FreeTypeFont, text: str, anchor: str, start: tuple[float, float]
 ) -> tuple[Any, tuple[int, int]]:
     return font.getmask2(text, "L", anchor=anchor, start=start)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=WORDS_KEPT)
 def text_length(font: ImageFont.FreeTypeFont, text: str) -> float:
     """``draw.textlength(text, font=font)`` on an RGB picture, kept (the words recur)."""
     return font.getlength(text, "L")

@@ -82,7 +82,7 @@ def picture_names(
     return list(_picture_names(tuple(names), seats, font, width))
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=2048)  # a table's names, for as many tables as the words kept (WORDS_KEPT)
 def _picture_names(
     names: tuple[str, ...], seats: int, font: ImageFont.FreeTypeFont, width: float
 ) -> tuple[str, ...]:
