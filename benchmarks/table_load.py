@@ -21,11 +21,13 @@ bot runs with ``asyncio`` debug mode's ``slow_callback_duration`` when ``--debug
 given; its overhead inflates CPU, so that run is separate). Slow callbacks are counted while the
 moves are played (the load) apart from those at start-up and while the tables are opened; every
 run also reports the garbage collections that stopped the bot longer than 20 ms during the
-moves (a ``gc.callbacks`` probe), in wall time and in the collector's own CPU time. Once the
-moves are over the bot is asked for its figures (SIGUSR1: pauses, slow callbacks, the heap a
-full collection walks, by type, and what the caches hold; ``TABLE_LOAD_SHARES=1`` also empties
-each cache in turn and prints what it held) before it is stopped, so a bot slow to stop loses
-none. After each size one JSON line (``SIZE {...}``), and at the end all of them
+moves (a ``gc.callbacks`` probe), in wall time and in the collector's own CPU time, and this
+process's own collections over 20 ms (they delay what the players measure as much as the bot's
+do: this process freezes what it built before the moves, and the count says what is left).
+Once the moves are over the bot is asked for its figures (SIGUSR1: pauses, slow callbacks, the
+heap a full collection walks, by type, and what the caches hold; ``TABLE_LOAD_SHARES=1`` also
+empties each cache in turn and prints what it held) before it is stopped, so a bot slow to stop
+loses none. After each size one JSON line (``SIZE {...}``), and at the end all of them
 (``RESULT [...]``), for ``benchmarks/all.py``. ``run_size`` also runs several bot processes over
 shards on PostgreSQL (``Deployment``; ``scale_out.py``).
 
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -435,6 +438,22 @@ async def play(
         table.ply += 1
 
 
+class HarnessPauses:
+    """The garbage collections of this process (the fake Discord and the players) that took
+    longer than :data:`SLOW_CALLBACK`: they delay what the players measure as much as the bot's
+    own pauses do."""
+
+    def __init__(self) -> None:
+        self.began = 0.0
+        self.pauses: list[float] = []
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.began = time.perf_counter()
+        elif time.perf_counter() - self.began > SLOW_CALLBACK:
+            self.pauses.append((time.perf_counter() - self.began) * 1000)
+
+
 def cpu_seconds(pid: int, thread: int | None = None) -> float:
     """CPU seconds of process ``pid`` (all its threads), or of its thread ``thread``."""
     path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
@@ -514,6 +533,8 @@ class Result:
     #: This process's CPU per move: the fake Discord and the players (on a 2-core machine the
     #: harness shares the cores with the bot, so it bounds what the bot can be offered).
     harness_cpu_ms_per_move: float = 0.0
+    #: This process's garbage collections over SLOW_CALLBACK during the moves, longest first.
+    harness_gc_pauses_ms: list[float] = field(default_factory=list)
     processes: int = 1
     #: Every interaction of the run, the tables' opening from the bot's start-up on included:
     #: how many, how many had a first answer (full or deferred) within the bot's budget and
@@ -724,7 +745,14 @@ async def run_size(
                         collected_before[gen][1] += seconds
                 exempt, limited = fake.exempt_count, fake.limited_count
                 cpu_before = process_cpu(pids)
+                # The fake's world and the opened tables live to the end: out of the collector's
+                # walks, so the players' measurements are not held up by the harness's own
+                # full collections (100 ms and more at 1,000 tables).
+                gc.collect()
+                gc.freeze()
                 harness_before = time.process_time()
+                harness_pauses = HarnessPauses()
+                gc.callbacks.append(harness_pauses)
                 others_before = {k: read() for k, read in (others or {}).items()}
                 load_before = load_average()
                 started = time.perf_counter()
@@ -734,6 +762,8 @@ async def run_size(
                 elapsed = time.perf_counter() - started
                 window[1] = time.time()
                 harness_cpu = time.process_time() - harness_before
+                gc.callbacks.remove(harness_pauses)
+                gc.unfreeze()
                 cpu, loop_cpu, workers_cpu = (
                     after - before
                     for after, before in zip(process_cpu(pids), cpu_before, strict=True)
@@ -879,6 +909,7 @@ async def run_size(
         pictures_drawn=drawn,
         others_cpu_ms_per_move={k: v * 1000 / total for k, v in others_cpu.items()},
         harness_cpu_ms_per_move=harness_cpu * 1000 / total,
+        harness_gc_pauses_ms=sorted(harness_pauses.pauses, reverse=True),
         deployment=deployment.label,
         processes=deployment.processes,
         **answers,
@@ -979,6 +1010,12 @@ def show(result: Result) -> None:
         print(f"  {name}: {ms:.2f} ms CPU per move")
     print(
         f"  the fake Discord and the players: {result.harness_cpu_ms_per_move:.2f} ms CPU per move"
+        f"; {len(result.harness_gc_pauses_ms)} of their collections over {limit}"
+        + (
+            f", the longest {result.harness_gc_pauses_ms[0]:.0f} ms"
+            if result.harness_gc_pauses_ms
+            else ""
+        )
     )
     if result.slow_callbacks is not None:
         slowest = f"{result.slowest_ms:.1f} ms" if result.slowest_ms is not None else "none"
