@@ -189,6 +189,11 @@ def _prepare_reader(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA query_only = ON")
 
 
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite refused because another connection holds the file (not a failure)."""
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
 def _near_reader(path: Path) -> sqlite3.Connection:
     """The connection :meth:`Database.read_near` reads with, on the event loop's thread: it
     never waits for a lock (a busy file is read on the reader's thread instead)."""
@@ -433,7 +438,7 @@ class Database(GroupCommit):
             )
         except sqlite3.OperationalError as exc:
             error: Exception = exc
-            if "locked" in str(exc) or "busy" in str(exc):
+            if _is_busy(exc):
                 error = DatabaseBusy(str(exc))
             return [(False, error)] * len(batch)
         except Exception as exc:
@@ -466,7 +471,7 @@ class Database(GroupCommit):
         try:
             return _in_transaction(fn, "BEGIN")(near)
         except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
+            if _is_busy(exc):
                 return await self.read(fn)
             if outage.is_unavailable(exc):
                 raise self.health.failed(exc) from None

@@ -19,7 +19,7 @@ kept log without a read at all. Two forms, for two costs:
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from storage.records import ActionRecord, action_record
@@ -63,7 +63,7 @@ class KeptTails:
     def __len__(self) -> int:
         return len(self._raw)
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[int]:
         return iter(self._raw)
 
     def clear(self) -> None:
