@@ -70,6 +70,7 @@ from tests.fakecord.world import FakeChannel, FakeGuild, FakeUser  # noqa: E402
 
 PYTHON = sys.executable
 SLOW_CALLBACK = 0.020  # seconds: the issue's limit for one callback on the bot's loop
+NEVER = 2**31 - 1  # a collector threshold never reached
 
 LAUNCHER = """\
 import asyncio, json, logging, os, re, signal, sys
@@ -535,6 +536,10 @@ class Result:
     harness_cpu_ms_per_move: float = 0.0
     #: This process's garbage collections over SLOW_CALLBACK during the moves, longest first.
     harness_gc_pauses_ms: list[float] = field(default_factory=list)
+    #: After the moves: the objects this process's collector tracks (not frozen: what a full
+    #: collection would walk), and its RSS.
+    harness_tracked: int = 0
+    harness_rss_mb: float = 0.0
     processes: int = 1
     #: Every interaction of the run, the tables' opening from the bot's start-up on included:
     #: how many, how many had a first answer (full or deferred) within the bot's budget and
@@ -703,7 +708,7 @@ async def run_size(
     from cogs.guide import command_name
 
     command = f"play {command_name('castles')}"
-    async with FakeDiscord(capture_library_errors=False) as fake:
+    async with FakeDiscord(capture_library_errors=False, light=True) as fake:
         shards = deployment.shards
         guilds = [
             fake.add_guild(f"Load {k}", shard=(k, shards) if shards else None)
@@ -750,6 +755,11 @@ async def run_size(
                 # full collections (100 ms and more at 1,000 tables).
                 gc.collect()
                 gc.freeze()
+                # Nor does it make full collections while the moves are played: what the fake
+                # keeps of each click (light mode) still adds up to a walk of tens of ms at
+                # 1,000 tables; the young generations are still collected (and counted).
+                thresholds = gc.get_threshold()
+                gc.set_threshold(thresholds[0], thresholds[1], NEVER)
                 harness_before = time.process_time()
                 harness_pauses = HarnessPauses()
                 gc.callbacks.append(harness_pauses)
@@ -763,6 +773,8 @@ async def run_size(
                 window[1] = time.time()
                 harness_cpu = time.process_time() - harness_before
                 gc.callbacks.remove(harness_pauses)
+                harness_tracked = len(gc.get_objects())  # what a full collection would walk
+                gc.set_threshold(*thresholds)
                 gc.unfreeze()
                 cpu, loop_cpu, workers_cpu = (
                     after - before
@@ -910,6 +922,8 @@ async def run_size(
         others_cpu_ms_per_move={k: v * 1000 / total for k, v in others_cpu.items()},
         harness_cpu_ms_per_move=harness_cpu * 1000 / total,
         harness_gc_pauses_ms=sorted(harness_pauses.pauses, reverse=True),
+        harness_tracked=harness_tracked,
+        harness_rss_mb=rss_mb(os.getpid()),
         deployment=deployment.label,
         processes=deployment.processes,
         **answers,
@@ -1016,6 +1030,8 @@ def show(result: Result) -> None:
             if result.harness_gc_pauses_ms
             else ""
         )
+        + f"; {result.harness_tracked:,} objects tracked after the moves (not frozen), "
+        f"RSS {result.harness_rss_mb:.0f} MB"
     )
     if result.slow_callbacks is not None:
         slowest = f"{result.slowest_ms:.1f} ms" if result.slowest_ms is not None else "none"
