@@ -184,7 +184,9 @@ def figures(*_):
         counts[name] = counts.get(name, 0) + 1
     if os.environ.get("TABLE_LOAD_OWNERS"):
         import random as _r
-        for kind in ("Interaction", "DeadlineResponse", "TableRecord", "list"):
+        kinds = os.environ["TABLE_LOAD_OWNERS"]  # "1", or the type names to look at
+        kinds = kinds.split(",") if kinds != "1" else ["Interaction", "TableRecord", "list"]
+        for kind in kinds:
             sample = [o for o in gc.get_objects() if type(o).__name__ == kind]
             owners = {}
             for o in _r.sample(sample, min(300, len(sample))):
@@ -445,14 +447,19 @@ class HarnessPauses:
     own pauses do."""
 
     def __init__(self) -> None:
-        self.began = 0.0
+        self.began = (0.0, 0.0)
         self.pauses: list[float] = []
+        #: Of those, the collector's own CPU time (the rest: waiting for a core).
+        self.cpu: list[float] = []
+        self.generations: list[int] = []
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
-            self.began = time.perf_counter()
-        elif time.perf_counter() - self.began > SLOW_CALLBACK:
-            self.pauses.append((time.perf_counter() - self.began) * 1000)
+            self.began = (time.perf_counter(), time.thread_time())
+        elif time.perf_counter() - self.began[0] > SLOW_CALLBACK:
+            self.pauses.append((time.perf_counter() - self.began[0]) * 1000)
+            self.cpu.append((time.thread_time() - self.began[1]) * 1000)
+            self.generations.append(info["generation"])
 
 
 def cpu_seconds(pid: int, thread: int | None = None) -> float:
@@ -539,6 +546,10 @@ class Result:
     #: After the moves: the objects this process's collector tracks (not frozen: what a full
     #: collection would walk), and its RSS.
     harness_tracked: int = 0
+    #: The longest of those collections in the collector's CPU time.
+    harness_gc_cpu_ms: float = 0.0
+    #: The generation each of them collected.
+    harness_gc_generations: list[int] = field(default_factory=list)
     harness_rss_mb: float = 0.0
     processes: int = 1
     #: Every interaction of the run, the tables' opening from the bot's start-up on included:
@@ -922,6 +933,8 @@ async def run_size(
         others_cpu_ms_per_move={k: v * 1000 / total for k, v in others_cpu.items()},
         harness_cpu_ms_per_move=harness_cpu * 1000 / total,
         harness_gc_pauses_ms=sorted(harness_pauses.pauses, reverse=True),
+        harness_gc_cpu_ms=max(harness_pauses.cpu, default=0.0),
+        harness_gc_generations=sorted(harness_pauses.generations),
         harness_tracked=harness_tracked,
         harness_rss_mb=rss_mb(os.getpid()),
         deployment=deployment.label,
@@ -1026,7 +1039,9 @@ def show(result: Result) -> None:
         f"  the fake Discord and the players: {result.harness_cpu_ms_per_move:.2f} ms CPU per move"
         f"; {len(result.harness_gc_pauses_ms)} of their collections over {limit}"
         + (
-            f", the longest {result.harness_gc_pauses_ms[0]:.0f} ms"
+            f", the longest {result.harness_gc_pauses_ms[0]:.0f} ms (in CPU time "
+            f"{result.harness_gc_cpu_ms:.0f} ms the longest; generations "
+            f"{','.join(map(str, result.harness_gc_generations))})"
             if result.harness_gc_pauses_ms
             else ""
         )
