@@ -23,7 +23,11 @@ moves are played (the load) apart from those at start-up and while the tables ar
 run also reports the garbage collections that stopped the bot longer than 20 ms during the
 moves (a ``gc.callbacks`` probe), in wall time and in the collector's own CPU time, and this
 process's own collections over 20 ms (they delay what the players measure as much as the bot's
-do: this process freezes what it built before the moves, and the count says what is left).
+do). This process is the measuring instrument, so it must not pause: it runs the fake in its
+light mode (``tests/fakecord/light.py``: what it keeps does not grow with every click and
+picture), freezes what it built before the moves and makes no collection while they are played;
+the count says whether one happened anyway, and the objects it keeps after the moves, the
+cycles it left and its RSS are printed.
 Once the moves are over the bot is asked for its figures (SIGUSR1: pauses, slow callbacks, the
 heap a full collection walks, by type, and what the caches hold; ``TABLE_LOAD_SHARES=1`` also
 empties each cache in turn and prints what it held) before it is stopped, so a bot slow to stop
