@@ -1,32 +1,36 @@
-"""The computer's model of Siege the King: determinizer, playout policy and evaluation.
+"""The computer's easy and normal players of Siege the King: a model for the shared IS-MCTS
+(playout policy and evaluation), and the game's ``COMPUTER``. Hard is the rollout search of
+:mod:`engine.ai.king_rollouts`; the worlds both deal are :mod:`engine.ai.king_worlds`'.
 
 What a seat sees (``engine.king`` view): every column and its cards, the discard pile, the
 counts, its own hand and castle order. Unseen are the other hand, the pile's order and where the
-other King hides among that seat's face-down castle cards. A determinization deals the cards not
-in sight into the other hand (never the Assassin, which is resolved when drawn) and the pile,
-and puts the other King under one of its face-down columns at random.
+other King hides among that seat's face-down castle cards.
 
-Hiding its own King: a seat that always builds up its King's column tells the other player where
-the King is. So the computer values its own castle as the other player can judge it: the King's
-column counts :data:`KING_WEIGHT` of its safety and the face-down columns together the rest, and
-its playouts shore up the weakest face-down column rather than the King's. Every sample moves
-its own King to a random face-down column (:data:`MIXING`), so while its castle is face down
-its choice does not depend on where among those columns its King lies (a test checks it): its
-play cannot point to the King. It guards the face-down column nearest to falling instead
+Hiding its own King: the model values its own castle as the other player can judge it (the
+King's column counts :data:`KING_WEIGHT` of its safety, the face-down columns together the rest)
+and its playouts shore up the weakest face-down column rather than the King's; every sample
+moves its own King (``king_worlds.MIXING``). It guards the face-down column nearest to falling
 (:data:`NEAREST`), which is where the next attack goes, whichever card it hides.
 """
 
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.ai.computer import Computer
-from engine.ai.search import EngineRules, result_rewards, squash
+from engine.ai.king_rollouts import SAMPLES, legal_from_view, rollout_search
+from engine.ai.king_worlds import (
+    determinize,
+    guarded,
+    guess_king,
+    public_columns,
+    specials_of,
+    weakest,
+)
+from engine.ai.search import Deadline, EngineRules, ismcts, result_rewards, squash
 from engine.king import (
-    ASSASSIN,
     ATTACKER,
     DEFENDER,
     GAME,
@@ -43,11 +47,6 @@ from engine.rules import Action, Game, State
 #: The share of the King's own column in a seat's safety while it is face down; the face-down
 #: columns (the King's among them) share the rest equally.
 KING_WEIGHT = 0.0
-#: How often a sample moves the searching seat's own King to a random face-down column: always,
-#: so the search never uses where it really is. (At 0.75 the quarter of samples that kept it in
-#: place made the search guard the real column, which showed it: the King sat in its tallest
-#: face-down column 52.3% of the time at ply 20 against 38.0% chance.)
-MIXING = 1.0
 #: How often the other seat, in the playouts, goes for this seat's face-down column nearest to
 #: falling (else for where it guesses the King): not knowing where the King is, an attacker
 #: finishes the column it has started on.
@@ -57,9 +56,6 @@ FOCUS = 0.85
 #: the average says, whichever castle card it hides. (0.5 with MIXING 1.0 lost strength
 #: against the public-greedy player, 32.0% against 41.0% of 100 tuning games; 0.8 won it back.)
 NEAREST = 0.8
-#: How strongly a sample believes the other King hides under a reinforced column: a face-down
-#: column weighs 1 + its Defender value / GUARD_SIGN.
-GUARD_SIGN = 6.0
 
 
 class KingModel(EngineRules):
@@ -69,7 +65,7 @@ class KingModel(EngineRules):
     def __init__(self, view: Mapping[str, Any], seat: int, options: Mapping[str, Any]) -> None:
         self.view = view
         self.seat = seat
-        self.specials = _specials(view, options)
+        self.specials = specials_of(view, options)
 
     def shortcut(self, rng: random.Random) -> Action | None:
         """Arranging and aiming the Assassin need no search: any castle order is as good as
@@ -99,9 +95,9 @@ class KingModel(EngineRules):
         else:
             # The other seat does not know where this seat's King is: it mostly (FOCUS) goes
             # for the face-down column nearest to falling, else for where it guesses the King.
-            public = _public_columns(state, 1 - seat)
+            public = public_columns(state, 1 - seat)
             focused = rng.random() < FOCUS
-            target = _weakest(state, 1 - seat) if focused else _guess_king(public, rng)
+            target = weakest(state, 1 - seat) if focused else guess_king(public, rng)
         return greedy_action(state, seat, legal, target, rng)
 
     def evaluate(self, state: State) -> Sequence[float]:
@@ -115,150 +111,6 @@ class KingModel(EngineRules):
 
     def root_actions(self, legal: list[Action]) -> list[Action]:
         return legal
-
-
-def _specials(view: Mapping[str, Any], options: Mapping[str, Any]) -> bool:
-    if "specials" in options:
-        return bool(options["specials"])
-    summary = view["summary"]
-    if summary["phase"] == "arrange":
-        return True
-    in_sight = (
-        len(view.get("hand") or [])
-        + sum(len(c["cards"]) for row in summary["columns"] for c in row)
-        + len(summary["discard"])
-        + summary["hand_sizes"][1 - int(view["seat"])]
-        + summary["pile"]
-    )
-    return bool(in_sight != len(deck(False)))
-
-
-def determinize(view: Mapping[str, Any], seat: int, specials: bool, rng: random.Random) -> State:
-    summary = view["summary"]
-    other = 1 - seat
-    columns = summary["columns"]
-    if summary["phase"] == "arrange":
-        return _arranging(view, seat, specials, rng)
-    hand = list(view["hand"])
-    seen = Counter(hand)
-    for row in columns:
-        for col in row:
-            seen.update(col["cards"])
-    seen.update(summary["discard"])
-    unseen = list((Counter(deck(specials)) - seen).elements())
-    rng.shuffle(unseen)
-    assassin = [c for c in unseen if c == ASSASSIN]
-    rest = [c for c in unseen if c != ASSASSIN]
-    n_other = summary["hand_sizes"][other]
-    hands: list[list[str]] = [[], []]
-    hands[seat] = hand
-    hands[other] = rest[:n_other]
-    pile = rest[n_other:] + assassin
-    rng.shuffle(pile)
-    other_order = [THRONE, THRONE, THRONE]
-    other_order[_guess_king(columns[other], rng)] = KING
-    castles: list[list[str] | None] = [None, None]
-    castles[seat] = _own_castle(view["castle"], columns[seat], rng)
-    castles[other] = other_order
-    closed = sum(not c["open"] for row in columns for c in row)
-    return {
-        "version": GAME.state_version,
-        "specials": specials,
-        "phase": summary["phase"],
-        "turn": summary["turn"],
-        "first": summary["first"],
-        "to_act": view["to_act"],
-        "castles": castles,
-        "revealed": [[c["castle"] is not None for c in row] for row in columns],
-        "open": [[c["open"] for c in row] for row in columns],
-        "columns": [
-            [{"cards": list(c["cards"]), "roles": list(c["roles"])} for c in row] for row in columns
-        ],
-        "hands": hands,
-        "pile": pile,
-        "discard": list(summary["discard"]),
-        "out_of_play": [THRONE] * closed,
-        "queue": [],
-        "pending": (
-            {"seat": seat, "card": ASSASSIN, "resume": seat}
-            if summary["phase"] == "assassinate"
-            else None
-        ),
-        "stack": None,
-        "result": view["result"],
-    }
-
-
-def _weakest(state: State, owner: int) -> int:
-    """``owner``'s face-down open column with the lowest value (the first of equals)."""
-    columns = state["columns"][owner]
-    hidden = [
-        i for i in range(3) if not state["revealed"][owner][i] and state["open"][owner][i]
-    ] or [0]
-    best: int = min(hidden, key=lambda i: column_value(columns[i]))
-    return best
-
-
-def _own_castle(
-    castle: Sequence[str], columns: Sequence[Mapping[str, Any]], rng: random.Random
-) -> list[str]:
-    """The searching seat's own castle in a sample: as it is, except that with probability
-    :data:`MIXING` while the King is face down, the King is moved to a face-down column drawn
-    at random (as the other player must imagine it). Play then depends little on where the King
-    really is, so the columns it builds up do not point to it."""
-    order = list(castle)
-    hidden = [i for i in range(3) if columns[i]["castle"] is None and columns[i]["open"]]
-    king = order.index(KING)
-    if king in hidden and len(hidden) > 1 and rng.random() < MIXING:
-        order[king], order[hidden[rng.randrange(len(hidden))]] = THRONE, KING
-    return order
-
-
-def _guess_king(columns: Sequence[Mapping[str, Any]], rng: random.Random) -> int:
-    """Where the other King hides, drawn among the face-down columns: a column its owner has
-    built up with Defenders is likelier (a player guards the King first), weight
-    1 + defence / :data:`GUARD_SIGN`."""
-    hidden = [i for i in range(3) if columns[i]["castle"] is None]
-    if not hidden:
-        return 0
-    weights = []
-    for i in hidden:
-        defence = sum(
-            card_value(code) or 0
-            for code, role in zip(columns[i]["cards"], columns[i]["roles"], strict=True)
-            if role == DEFENDER
-        )
-        weights.append(1.0 + defence / GUARD_SIGN)
-    pick = rng.random() * sum(weights)
-    for i, weight in zip(hidden, weights, strict=True):
-        pick -= weight
-        if pick < 0:
-            return i
-    return hidden[-1]
-
-
-def _arranging(view: Mapping[str, Any], seat: int, specials: bool, rng: random.Random) -> State:
-    """Before the deal: the setup state, with the other castle (if arranged) drawn at random."""
-    state = GAME.setup(2, {"specials": specials}, rng)
-    if seat == 1:
-        order = [THRONE, THRONE, THRONE]
-        order[rng.randrange(3)] = KING
-        state["castles"][0] = order
-        state["to_act"] = 1
-    return state
-
-
-def _public_columns(state: State, owner: int) -> list[dict[str, Any]]:
-    """``owner``'s columns as the other seat sees them (castle cards face down unless
-    revealed)."""
-    return [
-        {
-            "cards": col["cards"],
-            "roles": col["roles"],
-            "castle": state["castles"][owner][i] if state["revealed"][owner][i] else None,
-        }
-        for i, col in enumerate(state["columns"][owner])
-    ]
 
 
 def _safety(state: State, s: int, king: int) -> float:
@@ -290,16 +142,6 @@ def evaluate(state: State, me: int) -> list[float]:
     return rewards
 
 
-def _guarded(state: State, seat: int) -> int:
-    """The column a seat shores up: its King's once revealed, else its weakest face-down one."""
-    king = state["castles"][seat].index(KING)
-    if state["revealed"][seat][king]:
-        return int(king)
-    hidden = [i for i in range(3) if not state["revealed"][seat][i] and state["open"][seat][i]]
-    best: int = min(hidden or [king], key=lambda i: column_value(state["columns"][seat][i]))
-    return best
-
-
 def greedy_action(
     state: State, seat: int, legal: list[Action], target: int, rng: random.Random
 ) -> Action:
@@ -307,7 +149,7 @@ def greedy_action(
     King's column hard, shore up one's weakest face-down column (the King's once it shows)
     when it runs low, remove enemy Attackers there with a Judge; otherwise anything."""
     other = 1 - seat
-    king_mine = _guarded(state, seat)
+    king_mine = guarded(state, seat)
     king_theirs = target
     mine_low = column_value(state["columns"][seat][king_mine]) < 8
     sample = legal if len(legal) <= 10 else rng.sample(legal, 10)
@@ -347,9 +189,35 @@ def greedy_action(
 _VALUES = {code: card_value(code) or 0 for code in set(deck(True))}
 
 
-# Search iterations per level (hard stays under a second a move; docs/computer.md).
+def search(
+    view: Mapping[str, Any],
+    seat: int,
+    level: str,
+    rng: random.Random,
+    *,
+    depth: int,
+    deadline: Deadline | None = None,
+) -> Action:
+    """Each level's move: easy plays the playout policy on one sampled deal (random 30% of the
+    time), normal a guided IS-MCTS of ``depth`` iterations with this module's model, hard the
+    rollout search (:func:`engine.ai.king_rollouts.rollout_search`, ``depth`` sampled worlds)."""
+    from engine.ai import easy_action
+
+    if level == "hard":
+        return rollout_search(view, seat, rng, depth, deadline=deadline)
+    model = KingModel(view, seat, {})
+    forced = model.shortcut(rng)
+    if forced is not None:
+        return forced
+    if level == "easy":
+        return easy_action(model, seat, rng)
+    return ismcts(model, seat, depth, rng, deadline=deadline, guided=True)
+
+
+# Per level: normal's search iterations, hard's sampled worlds (docs/computer.md); easy does not
+# search.
 COMPUTER = Computer(
-    budgets={"normal": 100, "hard": 400},
-    model=lambda view, seat, options, level: KingModel(view, seat, options),
-    guided=True,
+    budgets={"normal": 100, "hard": SAMPLES},
+    search=search,
+    legal_from_view=legal_from_view,
 )

@@ -13,6 +13,7 @@ import engine
 from benchmarks.rule_players import RULE_PLAYERS
 from engine import ai
 from engine.ai import king as king_ai
+from engine.ai import king_worlds
 from engine.ai import towers as towers_ai
 from engine.king import DEFENDER, KING
 from engine.poker_hands import PAIR
@@ -113,9 +114,9 @@ def test_the_king_playouts_shore_up_the_weakest_face_down_column() -> None:
         state["columns"][seat][i] = {"cards": ["D5"], "roles": [DEFENDER]}
     weak = (king + 2) % 3
     state["columns"][seat][weak] = {"cards": [], "roles": []}
-    assert king_ai._guarded(state, seat) == weak
+    assert king_worlds.guarded(state, seat) == weak
     state["revealed"][seat][king] = True
-    assert king_ai._guarded(state, seat) == king
+    assert king_worlds.guarded(state, seat) == king
 
 
 def test_kurth_easy_searches_and_follows_its_generator() -> None:
