@@ -208,7 +208,7 @@ class SiegeBot(commands.Bot):
             )
             await self.clockwork.start()
             await self.computers.resume()  # computer turns a restart interrupted
-            # discord.py's rate-limit buckets of routes unused for a minute (runtime/rate_buckets)
+            # discord.py's rate-limit buckets of routes unused for 15 s (runtime/rate_buckets)
             self.buckets = BucketPruner(lambda: http_buckets(self), asyncio.get_running_loop().time)
             self.buckets.start()
             self._preparing = False

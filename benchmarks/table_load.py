@@ -23,7 +23,11 @@ moves are played (the load) apart from those at start-up and while the tables ar
 run also reports the garbage collections that stopped the bot longer than 20 ms during the
 moves (a ``gc.callbacks`` probe), in wall time and in the collector's own CPU time, and this
 process's own collections over 20 ms (they delay what the players measure as much as the bot's
-do: this process freezes what it built before the moves, and the count says what is left).
+do). This process is the measuring instrument, so it must not pause: it runs the fake in its
+light mode (``tests/fakecord/light.py``: what it keeps does not grow with every click and
+picture), freezes what it built before the moves and makes no collection while they are played;
+the count says whether one happened anyway, and the objects it keeps after the moves, the
+cycles it left and its RSS are printed.
 Once the moves are over the bot is asked for its figures (SIGUSR1: pauses, slow callbacks, the
 heap a full collection walks, by type, and what the caches hold; ``TABLE_LOAD_SHARES=1`` also
 empties each cache in turn and prints what it held) before it is stopped, so a bot slow to stop
@@ -183,7 +187,9 @@ def figures(*_):
         counts[name] = counts.get(name, 0) + 1
     if os.environ.get("TABLE_LOAD_OWNERS"):
         import random as _r
-        for kind in ("Interaction", "DeadlineResponse", "TableRecord", "list"):
+        kinds = os.environ["TABLE_LOAD_OWNERS"]  # "1", or the type names to look at
+        kinds = kinds.split(",") if kinds != "1" else ["Interaction", "TableRecord", "list"]
+        for kind in kinds:
             sample = [o for o in gc.get_objects() if type(o).__name__ == kind]
             owners = {}
             for o in _r.sample(sample, min(300, len(sample))):
@@ -444,14 +450,19 @@ class HarnessPauses:
     own pauses do."""
 
     def __init__(self) -> None:
-        self.began = 0.0
+        self.began = (0.0, 0.0)
         self.pauses: list[float] = []
+        #: Of those, the collector's own CPU time (the rest: waiting for a core).
+        self.cpu: list[float] = []
+        self.generations: list[int] = []
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
-            self.began = time.perf_counter()
-        elif time.perf_counter() - self.began > SLOW_CALLBACK:
-            self.pauses.append((time.perf_counter() - self.began) * 1000)
+            self.began = (time.perf_counter(), time.thread_time())
+        elif time.perf_counter() - self.began[0] > SLOW_CALLBACK:
+            self.pauses.append((time.perf_counter() - self.began[0]) * 1000)
+            self.cpu.append((time.thread_time() - self.began[1]) * 1000)
+            self.generations.append(info["generation"])
 
 
 def cpu_seconds(pid: int, thread: int | None = None) -> float:
@@ -535,6 +546,16 @@ class Result:
     harness_cpu_ms_per_move: float = 0.0
     #: This process's garbage collections over SLOW_CALLBACK during the moves, longest first.
     harness_gc_pauses_ms: list[float] = field(default_factory=list)
+    #: After the moves: the objects this process's collector tracks (not frozen: what a full
+    #: collection would walk), and its RSS.
+    harness_tracked: int = 0
+    #: Of those, the garbage (cycles) the collection after the moves freed.
+    harness_garbage: int = 0
+    #: The longest of those collections in the collector's CPU time.
+    harness_gc_cpu_ms: float = 0.0
+    #: The generation each of them collected.
+    harness_gc_generations: list[int] = field(default_factory=list)
+    harness_rss_mb: float = 0.0
     processes: int = 1
     #: Every interaction of the run, the tables' opening from the bot's start-up on included:
     #: how many, how many had a first answer (full or deferred) within the bot's budget and
@@ -703,7 +724,7 @@ async def run_size(
     from cogs.guide import command_name
 
     command = f"play {command_name('castles')}"
-    async with FakeDiscord(capture_library_errors=False) as fake:
+    async with FakeDiscord(capture_library_errors=False, light=True) as fake:
         shards = deployment.shards
         guilds = [
             fake.add_guild(f"Load {k}", shard=(k, shards) if shards else None)
@@ -750,6 +771,11 @@ async def run_size(
                 # full collections (100 ms and more at 1,000 tables).
                 gc.collect()
                 gc.freeze()
+                # Nor does it collect while the moves are played: at 1,000 tables its young
+                # collections walked 17,000-35,000 objects (12-28 ms of CPU, a dozen a run) and
+                # a full one all it keeps of the clicks. Its heap grows by what the fake keeps
+                # (light mode: little) and the cycles left for later (counted after the moves).
+                gc.disable()
                 harness_before = time.process_time()
                 harness_pauses = HarnessPauses()
                 gc.callbacks.append(harness_pauses)
@@ -763,6 +789,10 @@ async def run_size(
                 window[1] = time.time()
                 harness_cpu = time.process_time() - harness_before
                 gc.callbacks.remove(harness_pauses)
+                harness_tracked = len(gc.get_objects())  # what a full collection would walk
+                harness_rss = rss_mb(os.getpid())
+                gc.enable()
+                harness_garbage = gc.collect()
                 gc.unfreeze()
                 cpu, loop_cpu, workers_cpu = (
                     after - before
@@ -910,6 +940,11 @@ async def run_size(
         others_cpu_ms_per_move={k: v * 1000 / total for k, v in others_cpu.items()},
         harness_cpu_ms_per_move=harness_cpu * 1000 / total,
         harness_gc_pauses_ms=sorted(harness_pauses.pauses, reverse=True),
+        harness_gc_cpu_ms=max(harness_pauses.cpu, default=0.0),
+        harness_gc_generations=sorted(harness_pauses.generations),
+        harness_tracked=harness_tracked,
+        harness_garbage=harness_garbage,
+        harness_rss_mb=harness_rss,
         deployment=deployment.label,
         processes=deployment.processes,
         **answers,
@@ -1012,10 +1047,14 @@ def show(result: Result) -> None:
         f"  the fake Discord and the players: {result.harness_cpu_ms_per_move:.2f} ms CPU per move"
         f"; {len(result.harness_gc_pauses_ms)} of their collections over {limit}"
         + (
-            f", the longest {result.harness_gc_pauses_ms[0]:.0f} ms"
+            f", the longest {result.harness_gc_pauses_ms[0]:.0f} ms (in CPU time "
+            f"{result.harness_gc_cpu_ms:.0f} ms the longest; generations "
+            f"{','.join(map(str, result.harness_gc_generations))})"
             if result.harness_gc_pauses_ms
             else ""
         )
+        + f"; {result.harness_tracked:,} objects tracked after the moves (not frozen; "
+        f"{result.harness_garbage:,} of them garbage), RSS {result.harness_rss_mb:.0f} MB"
     )
     if result.slow_callbacks is not None:
         slowest = f"{result.slowest_ms:.1f} ms" if result.slowest_ms is not None else "none"

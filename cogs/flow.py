@@ -14,6 +14,7 @@ and the commit hook, and how seats and tables are named in messages.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 from collections.abc import Awaitable, Callable
@@ -24,6 +25,7 @@ import discord
 
 from cogs.deadline import Deadline, DeadlineResponse
 from cogs.delivery import fingerprint
+from cogs.held_locks import HeldLocks
 from engine.rules import RuleError
 from storage import DmTarget, StorageUnavailable, Store, TableError, TableRecord, computers
 
@@ -367,24 +369,18 @@ class Locks:
     """One flow at a time draws and sends a table's message, and one its panels: with the
     pictures drawn by a worker, two flows at once could otherwise send in the wrong order and
     leave an older position showing. Each re-reads the newest table inside. A click's own answer
-    never waits for these (see :meth:`cogs.moves.Moves._after_change`)."""
+    never waits for these (see :meth:`cogs.moves.Moves._after_change`). A table has its locks
+    only while a flow holds or waits for them (:mod:`cogs.held_locks`)."""
 
     def __init__(self) -> None:
-        self._table: dict[int, asyncio.Lock] = {}
-        self._panels: dict[int, asyncio.Lock] = {}
+        self._table = HeldLocks()
+        self._panels = HeldLocks()
 
-    def table(self, table_id: int) -> asyncio.Lock:
-        return self._table.setdefault(table_id, asyncio.Lock())
+    def table(self, table_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        return self._table.hold(table_id)
 
-    def panels(self, table_id: int) -> asyncio.Lock:
-        return self._panels.setdefault(table_id, asyncio.Lock())
-
-    def release(self, table: TableRecord) -> None:
-        """An ended table's messages are final: its locks go (a flow still holding one
-        finishes with the same final position)."""
-        if table.status not in ("running", "lobby"):
-            self._table.pop(table.id, None)
-            self._panels.pop(table.id, None)
+    def panels(self, table_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        return self._panels.hold(table_id)
 
 
 #: Flows doing their work at once. More clicks than this wait their turn (in the order they

@@ -258,7 +258,6 @@ class Panels:
                     )
                 if mode is not None:
                     reached[user_id] = replace(target, mode=mode)
-            self.locks.release(table)
             return table, reached
 
     def _may_retry(self, user_id: int) -> bool:

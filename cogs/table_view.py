@@ -265,10 +265,7 @@ class TableView:
         """Edit the public table message in place (re-post it if it was deleted). Returns False
         when the channel turned out to be gone, in which case the table was closed."""
         async with self.locks.table(table.id):
-            try:
-                return await self._refresh_table(table)
-            finally:
-                self.locks.release(table)
+            return await self._refresh_table(table)
 
     async def _refresh_table(self, table: TableRecord) -> bool:
         # Render the newest stored table: a slower flow must not paint an older position over

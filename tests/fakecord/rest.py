@@ -197,7 +197,11 @@ class RestApi:
     async def _parse(self, request: web.Request, path: str, params: dict[str, str]) -> Call | Reply:
         body: Any = None
         uploads: dict[int, Upload] = {}
-        if request.content_type == "multipart/form-data":
+        # The header read as sent: ``request.content_type`` parses it with the email package,
+        # which makes a class each time, and a multipart one (a new boundary each request)
+        # always misses aiohttp's cache of parsed types.
+        media_type = request.headers.get("Content-Type", "").partition(";")[0]
+        if media_type.strip().lower() == "multipart/form-data":
             reader = await request.multipart()
             while True:
                 part = await reader.next()

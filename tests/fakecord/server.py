@@ -36,7 +36,7 @@ import discord.http
 import yarl
 from aiohttp import web
 
-from . import threads
+from . import light, threads
 from .commands import CommandScope
 from .errors import NotConnected, SettleTimeout
 from .gateway import (
@@ -133,38 +133,27 @@ def _command_name(data: Mapping[str, Any]) -> str:
 def _normalize_components(components: Any) -> list[JSONDict]:
     """Discord numbers every component that has no ``id`` (depth first, from 1)."""
     out = copy.deepcopy(components) if isinstance(components, list) else []
-    used: set[int] = set()
-
-    def collect(items: list[Any]) -> None:
-        for item in items:
-            if isinstance(item, dict):
-                if isinstance(item.get("id"), int):
-                    used.add(item["id"])
-                collect(item.get("components") or [])
-                for key in ("accessory", "component"):
-                    if isinstance(item.get(key), dict):
-                        collect([item[key]])
-
+    used = {item["id"] for item in _component_dicts(out) if isinstance(item.get("id"), int)}
     counter = 0
-
-    def assign(items: list[Any]) -> None:
-        nonlocal counter
-        for item in items:
-            if not isinstance(item, dict):
-                continue
-            if not isinstance(item.get("id"), int):
+    for item in _component_dicts(out):
+        if not isinstance(item.get("id"), int):
+            counter += 1
+            while counter in used:
                 counter += 1
-                while counter in used:
-                    counter += 1
-                item["id"] = counter
-            assign(item.get("components") or [])
+            item["id"] = counter
+    return out
+
+
+def _component_dicts(items: list[Any]) -> Iterator[JSONDict]:
+    """Every component of ``items``, depth first, each before its children. (A generator, not
+    recursive closures: those are reference cycles, left for the collector, at every message.)"""
+    for item in items:
+        if isinstance(item, dict):
+            yield item
+            yield from _component_dicts(item.get("components") or [])
             for key in ("accessory", "component"):
                 if isinstance(item.get(key), dict):
-                    assign([item[key]])
-
-    collect(out)
-    assign(out)
-    return out
+                    yield from _component_dicts([item[key]])
 
 
 def _normalize_embeds(embeds: Any) -> list[JSONDict]:
@@ -190,8 +179,12 @@ class FakeDiscord:
         settle_timeout: float = 10.0,
         heartbeat_interval_ms: int = 41250,
         capture_library_errors: bool = True,
+        light: bool = False,
     ) -> None:
         self.ids = SnowflakeFactory()
+        #: Keep only what the fake reads later, so its heap does not grow with every click and
+        #: picture (load benchmarks; see :mod:`tests.fakecord.light`). Tests keep everything.
+        self.light = light
         self.application_id = self.ids.next()
         #: The bot's user; its id is the application id, as for every modern Discord app.
         self.bot_user = FakeUser(self, id=self.application_id, name=bot_name, bot=True)
@@ -643,6 +636,8 @@ class FakeDiscord:
         record.response_type = callback_type
         record.responded_at = self.loop_time()
         self.finish_interaction(record)
+        if self.light:
+            light.slim(record)
 
     # -- messages ---------------------------------------------------------------------------
 
@@ -830,7 +825,7 @@ class FakeDiscord:
         return deleted
 
     def _store(self, old: FakeMessage | None, new: FakeMessage, event: str) -> None:
-        self.messages[new.id] = new
+        self.messages[new.id] = light.kept(self, old, new) if self.light else new
         if new.ephemeral_for is not None:
             return
         intent = INTENT_GUILD_MESSAGES if new.guild_id is not None else INTENT_DIRECT_MESSAGES

@@ -4,7 +4,10 @@ itself, and a write that rolled back all send the next action back to the file."
 
 from __future__ import annotations
 
+import gc
+import json
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -128,13 +131,19 @@ async def test_the_memo_is_bounded(store: Store, monkeypatch: pytest.MonkeyPatch
 
 async def test_the_memo_keeps_a_table_s_state_as_its_text(store: Store) -> None:
     """Not decoded: a decoded state's lists and dicts would be walked by every full garbage
-    collection of the bot, a dozen or more per table in play."""
+    collection of the bot, a dozen or more per table in play; and the record as a plain tuple,
+    which the collector lets go after one collection (a record it would walk every time)."""
     table = await move(store, await running_table(store))
     memo = store._db.memo
     if memo is None:  # PostgreSQL: each write is its own transaction, nothing is kept
         assert str(store.path).startswith("postgresql")
         return
-    record, text = memo[("table", table.id)]
+    values, text = memo[("table", table.id)]
+    record = TableRecord(*values)
     assert record.state is None and record.version == table.version
+    assert record == replace(table, state=None, options=json.dumps(table.options))
     assert loads(text, GAME) == table.state
+    for _ in range(3):  # a collection lets a tuple go once what it holds was let go (the seats)
+        gc.collect()
+    assert not gc.is_tracked(memo[("table", table.id)])
     assert (await move(store, table)).ply == table.ply + 1  # and the next move uses it
