@@ -309,6 +309,9 @@ class Floor:
         return self.answer_ms + max(requests - 1.0, 0.0) * self.per_request_ms
 
 
+#: The floor by pacing: 0 unpaced, else clicks a second.
+Floors = dict[int, Floor]
+
 OWN_SHARE_TARGET = 2.5  # ms of bot CPU per move above the floor
 PICTURE_TARGET = 2.0  # ms per drawn picture
 CEILING_TARGET = 150.0  # moves/s at 1,000 tables
@@ -317,9 +320,12 @@ SIZE_P99_RATIO = 1.2  # p99 at 1,000 tables over p99 at 100, at the same paced l
 PACED_RATE = 40
 
 
-def floor_rows(quick: bool) -> tuple[list[Row], Floor | None]:
-    """discord.py's own cost for the requests of a move, with no game (``request_floor.py``)."""
-    out = run("request_floor.py", ["--clicks", "300" if quick else "1500"], 900)
+def floor_rows(quick: bool, rate: int = 0) -> tuple[list[Row], Floor | None]:
+    """discord.py's own cost for the requests of a move, with no game (``request_floor.py``):
+    unpaced (``rate`` 0, each click as soon as the last is answered), or paced at ``rate``
+    clicks a second, as the paced load runs are (fewer clicks: they take longer)."""
+    clicks = ("300" if quick else "1500") if rate == 0 else ("120" if quick else "600")
+    out = run("request_floor.py", ["--clicks", clicks, "--rate", str(rate)], 900)
     found = find(r"^RESULT (.*)$", out)
     if not found:
         return [Row("floor", "request_floor.py", "failed", "", False)], None
@@ -332,6 +338,7 @@ def floor_rows(quick: bool) -> tuple[list[Row], Floor | None]:
         move_ms=move["cpu_ms_per_click"],
         move_requests=move["requests_per_click"],
     )
+    pace = "" if rate == 0 else f", paced at {rate}/s"
     rows = []
     for mode, what in (
         ("answer", "a click answered (1 request, no game)"),
@@ -342,7 +349,7 @@ def floor_rows(quick: bool) -> tuple[list[Row], Floor | None]:
         rows.append(
             Row(
                 "floor",
-                f"discord.py bot CPU: {what}",
+                f"discord.py bot CPU: {what}{pace}",
                 f"{figures['cpu_ms_per_click']:.2f} ms",
                 "",
                 None,
@@ -352,7 +359,7 @@ def floor_rows(quick: bool) -> tuple[list[Row], Floor | None]:
     rows.append(
         Row(
             "floor",
-            "discord.py bot CPU: each request of a move after the answer",
+            f"discord.py bot CPU: each request of a move after the answer{pace}",
             f"{floor.per_request_ms:.2f} ms",
             "",
             None,
@@ -397,7 +404,7 @@ def debug_rows(r: dict[str, Any]) -> list[Row]:
     return loaded(rows, f"{r['load'][0]:.1f}-{r['load'][1]:.1f}")
 
 
-def load_result_rows(r: dict[str, Any], floor: Floor | None) -> list[Row]:
+def load_result_rows(r: dict[str, Any], floors: Floors) -> list[Row]:
     if r["slow_callbacks"] is not None:
         return debug_rows(r)
     name = run_name(r)
@@ -406,6 +413,9 @@ def load_result_rows(r: dict[str, Any], floor: Floor | None) -> list[Row]:
     ceiling = big and r["rate"] > 100
     paced = 0 < r["rate"] <= 100
     requests = r["exempt_per_move"] + r["limited_per_move"]
+    # A paced run is compared with the floor paced at the same rate, the others with the
+    # unpaced floor (request_floor.py's docstring says why they differ).
+    floor = floors.get(r["rate"] if paced else 0)
     floor_ms = floor.of(requests) if floor is not None else None
     rows = [
         Row(
@@ -509,7 +519,7 @@ def load_result_rows(r: dict[str, Any], floor: Floor | None) -> list[Row]:
     return loaded(rows, load)
 
 
-def load_rows(quick: bool, floor: Floor | None) -> list[Row]:
+def load_rows(quick: bool, floors: Floors) -> list[Row]:
     # (tables, moves each, clicks/s): the size comparison's two paced runs, the ceiling, and
     # last the run the asyncio debug-mode run repeats (the larger paced one).
     small, large = (20, 200) if quick else (100, 1000)
@@ -540,7 +550,7 @@ def load_rows(quick: bool, floor: Floor | None) -> list[Row]:
     results = sizes(out)
     if not results:
         return [Row("load", "table_load.py", "failed", "", False)]
-    rows = [row for r in results for row in load_result_rows(r, floor)]
+    rows = [row for r in results for row in load_result_rows(r, floors)]
     paced = {
         r["tables"]: r for r in results if r["rate"] == PACED_RATE and r["slow_callbacks"] is None
     }
@@ -702,10 +712,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     rows = step("engine", engines)
     rows += step("render", lambda: picture_rows(views))
-    floor: list[Floor | None] = [None]
+    floors: Floors = {}
 
-    def floors() -> list[Row]:
-        found, floor[0] = floor_rows(quick)
+    def floor_runs() -> list[Row]:
+        found: list[Row] = []
+        for rate in (0, PACED_RATE):
+            rows, measured = floor_rows(quick, rate)
+            found += rows
+            if measured is not None:
+                floors[rate] = measured
         return found
 
     for name, make in (
@@ -713,9 +728,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("render", lambda: knights_render_rows(quick)),
         ("storage", lambda: store_rows(quick)),
         ("start-up", lambda: startup_rows(quick)),
-        ("floor", floors),
-        ("load", lambda: load_rows(quick, floor[0])),
-        ("scale-out", lambda: scale_out_rows(quick, floor[0])),
+        ("floor", floor_runs),
+        ("load", lambda: load_rows(quick, floors)),
+        ("scale-out", lambda: scale_out_rows(quick, floors.get(0))),
     ):
         rows += step(name, make)
     if args.strength:

@@ -25,7 +25,13 @@ CPU ms per request (the floor per request), and click-to-answer p50/p99 (from th
 dispatch to the fake's receipt of its answer, as in ``table_load``). The last line is one JSON
 object (``RESULT {...}``).
 
-Run: ``.venv/bin/python benchmarks/request_floor.py [--clicks 2000] [--loop uvloop|asyncio]``
+With ``--rate R`` the timed clicks are paced, R a second (as ``table_load.py`` paces its players):
+between two clicks the bot idles, as it does at a paced load, so its caches are colder and its
+background work (the gateway's heartbeat, timers) falls between fewer clicks; ``python -m
+benchmarks`` compares its paced load runs with the floor paced at the same rate.
+
+Run: ``.venv/bin/python benchmarks/request_floor.py [--clicks 2000] [--rate 0]
+[--loop uvloop|asyncio]``
 (``--loop``: the bot process's event loop, uvloop by default as ``bot.py``'s; this process always
 runs asyncio's).
 """
@@ -318,6 +324,7 @@ async def run_mode(
     mode: str,
     clicks: int,
     pid: int,
+    rate: float = 0.0,
 ) -> ModeResult:
     per_click = REQUESTS[mode]
     expected = counter.done
@@ -330,6 +337,11 @@ async def run_mode(
             cpu, started = cpu_seconds(pid), time.perf_counter()
             kinds = counter.kinds.copy()
             expected = counter.done
+        if rate > 0 and click >= WARMUP:
+            # Paced: each timed click at its slot, as table_load paces its players.
+            wait = started + (click - WARMUP) / rate - time.perf_counter()
+            if wait > 0:
+                await asyncio.sleep(wait)
         latest = fake.latest(message)
         button = f"floor:{click * BUTTONS + click % BUTTONS}:{mode}"
         handle = await user.click(latest, custom_id=button, settle_first=False)
@@ -374,7 +386,8 @@ async def amain(args: argparse.Namespace) -> list[ModeResult]:
             size = make_png(png)
             print(
                 f"PNG attachment: {size} bytes; bot loop: {args.loop}; clicks per mode: "
-                f"{args.clicks} (+{WARMUP} warm-up)"
+                f"{args.clicks} (+{WARMUP} warm-up); "
+                + (f"paced at {args.rate:g} clicks/s" if args.rate > 0 else "unpaced")
             )
             process = start_bot(fake, channel.id, png, args.loop)
             stderr: list[str] = []
@@ -396,7 +409,14 @@ async def amain(args: argparse.Namespace) -> list[ModeResult]:
                 await fake.settle(quiet=0.3, timeout=60)
                 for mode in MODES:
                     result = await run_mode(
-                        fake, counter, user, messages[mode], mode, args.clicks, process.pid
+                        fake,
+                        counter,
+                        user,
+                        messages[mode],
+                        mode,
+                        args.clicks,
+                        process.pid,
+                        args.rate,
                     )
                     show(result)
                     results.append(result)
@@ -436,15 +456,21 @@ def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default="uvloop",
         help="the bot process's event loop (the bot itself runs uvloop where it is installed)",
     )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="clicks a second, paced as table_load paces its players (0: unpaced, the next click"
+        " as soon as the last one's requests are answered)",
+    )
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = arguments(argv)
     results = asyncio.run(amain(args))
-    print(
-        "RESULT " + json.dumps({"loop": args.loop, "modes": {r.mode: r.__dict__ for r in results}})
-    )
+    modes = {r.mode: r.__dict__ for r in results}
+    print("RESULT " + json.dumps({"loop": args.loop, "rate": args.rate, "modes": modes}))
 
 
 if __name__ == "__main__":
