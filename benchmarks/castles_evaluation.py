@@ -95,6 +95,25 @@ def log_loss(samples: Sequence[Sample], w: Sequence[float]) -> float:
     return total / len(samples)
 
 
+def report(
+    names: Sequence[str],
+    shipped: Sequence[float],
+    train: Sequence[Sample],
+    test: Sequence[Sample],
+    games: int,
+) -> None:
+    """Fit on ``train`` and print the weights beside the shipped ones, and both held-out log
+    losses (the King's fitting script prints the same way)."""
+    w = fit(train)
+    print(f"{len(train)} positions from {games} games; {len(test)} held out")
+    width = max(len(name) for name in names) + 2
+    for name, weight, kept in zip(names, w, shipped, strict=True):
+        print(f"  {name:<{width}}{weight:+.4f}   (shipped {kept:+.4f})")
+    fitted, ours = log_loss(test, w), log_loss(test, shipped)
+    print(f"held-out log loss: fitted {fitted:.4f}, shipped {ours:.4f}")
+    print(f"(a constant 1/2 scores {math.log(2):.4f})")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=8000)
@@ -104,13 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     base = args.seed * 1_000_000
     train = [s for i in range(args.games) for s in play(base + i, args.every)]
     test = [s for i in range(args.games // 3) for s in play(base + 500_000 + i, args.every)]
-    w = fit(train)
-    print(f"{len(train)} positions from {args.games} games; {len(test)} held out")
-    for name, weight, shipped in zip(castles.FEATURES, w, castles.WEIGHTS, strict=True):
-        print(f"  {name:<14}{weight:+.3f}   (shipped {shipped:+.3f})")
-    fitted, shipped = log_loss(test, w), log_loss(test, castles.WEIGHTS)
-    print(f"held-out log loss: fitted {fitted:.4f}, shipped {shipped:.4f}")
-    print(f"(a constant 1/2 scores {math.log(2):.4f})")
+    report(castles.FEATURES, castles.WEIGHTS, train, test, args.games)
     return 0
 
 

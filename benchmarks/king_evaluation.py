@@ -16,13 +16,12 @@ the shipped weights).
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from benchmarks.castles_evaluation import Sample, fit, log_loss
+from benchmarks.castles_evaluation import Sample, report
 from engine.ai import king_rollouts
 from engine.king import GAME
 from engine.rules import rng_for
@@ -60,13 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         train = [s for g in pool.map(play, range(args.games), chunksize=200) for s in g]
         held = range(1_000_000, 1_000_000 + args.games // 3)
         test = [s for g in pool.map(play, held, chunksize=200) for s in g]
-    w = fit(train)
-    print(f"{len(train)} positions from {args.games} games; {len(test)} held out")
-    for name, weight, shipped in zip(king_rollouts.FEATURES, w, king_rollouts.WEIGHTS, strict=True):
-        print(f"  {name:<30}{weight:+.4f}   (shipped {shipped:+.4f})")
-    fitted, shipped = log_loss(test, w), log_loss(test, king_rollouts.WEIGHTS)
-    print(f"held-out log loss: fitted {fitted:.4f}, shipped {shipped:.4f}")
-    print(f"(a constant 1/2 scores {math.log(2):.4f})")
+    report(king_rollouts.FEATURES, king_rollouts.WEIGHTS, train, test, args.games)
     return 0
 
 
