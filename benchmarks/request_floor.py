@@ -26,9 +26,9 @@ dispatch to the fake's receipt of its answer, as in ``table_load``). The last li
 object (``RESULT {...}``).
 
 With ``--rate R`` the timed clicks are paced, R a second (as ``table_load.py`` paces its players):
-between two clicks the bot idles, as it does at a paced load, so its caches are colder and its
-background work (the gateway's heartbeat, timers) falls between fewer clicks; ``python -m
-benchmarks`` compares its paced load runs with the floor paced at the same rate.
+between two clicks the bot idles, as it does at a paced load, so its caches are colder and each
+wake of its event loop carries one click; ``python -m benchmarks`` compares its paced load runs
+with the floor paced at the same rate.
 
 Run: ``.venv/bin/python benchmarks/request_floor.py [--clicks 2000] [--rate 0]
 [--loop uvloop|asyncio]``
