@@ -126,7 +126,8 @@ def choose(
     if view.get("to_act") != seat:
         raise ValueError("It is not this seat's turn.")
     computer = computer_for(game_key)
-    if computer.search is not None:
+    if computer.searches(level):
+        assert computer.search is not None
         depth = budget if budget is not None else computer.budgets.get(level, 1)
         return computer.search(view, seat, level, rng, depth=depth, deadline=deadline)
     assert computer.model is not None

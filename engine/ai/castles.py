@@ -15,7 +15,7 @@ from typing import Any
 
 from engine import cards
 from engine.ai.computer import Computer
-from engine.ai.search import Deadline, ismcts, result_rewards, squash
+from engine.ai.search import Deadline, best_on_common_samples, result_rewards, squash
 from engine.castles import GAME
 from engine.rules import Action, Game, Result, State
 
@@ -368,16 +368,14 @@ def rollout_search(
     candidates = root_actions(view, seat)
     if len(candidates) == 1:
         return candidates[0]
-    totals = [0.0] * len(candidates)
-    for done in range(samples):
-        if done and deadline is not None and deadline():
-            break
-        world = determinize(view, seat, rng)
-        dice_seed = rng.getrandbits(64)
-        for j, action in enumerate(candidates):
-            totals[j] += action_value(world, seat, action, dice_seed, depth)
-    best = max(range(len(candidates)), key=lambda j: (totals[j], -j))
-    return candidates[best]
+    return best_on_common_samples(
+        candidates,
+        samples,
+        rng,
+        lambda r: determinize(view, seat, r),
+        lambda world, action, seed: action_value(world, seat, action, seed, depth),
+        deadline,
+    )
 
 
 def action_value(
@@ -417,7 +415,7 @@ def playout(state: State, rng: random.Random, depth: int) -> list[float]:
     return done if done is not None else evaluate(state)
 
 
-def search(
+def _hard(
     view: Mapping[str, Any],
     seat: int,
     level: str,
@@ -426,17 +424,8 @@ def search(
     depth: int,
     deadline: Deadline | None = None,
 ) -> Action:
-    """Each level's move: easy plays the rule of thumb (with random moves), normal a small
-    IS-MCTS (``depth`` iterations) with random playouts, hard the rollout search
-    (:func:`rollout_search`, ``depth`` sampled deals)."""
-    from engine.ai import easy_action
-
-    if level == "hard":
-        return rollout_search(view, seat, rng, depth, deadline=deadline)
-    model = CastlesModel(view, seat, level)
-    if level == "easy":
-        return easy_action(model, seat, rng)
-    return ismcts(model, seat, depth, rng, deadline=deadline)
+    """Hard's move: the rollout search (:func:`rollout_search`, ``depth`` sampled deals)."""
+    return rollout_search(view, seat, rng, depth, deadline=deadline)
 
 
 def legal_from_view(view: Mapping[str, Any], seat: int) -> list[Action]:
@@ -446,10 +435,12 @@ def legal_from_view(view: Mapping[str, Any], seat: int) -> list[Action]:
     return legal(determinize(view, seat, random.Random(0)), seat)
 
 
-# Per level: normal's search iterations, hard's sampled deals (docs/computer.md); easy does not
-# search.
+# Per level: normal's search iterations (IS-MCTS with random playouts), hard's sampled deals
+# (the rollout search); easy plays the rule of thumb with random moves (docs/computer.md).
 COMPUTER = Computer(
     budgets={"normal": 20, "hard": 200},
-    search=search,
+    model=lambda view, seat, options, level: CastlesModel(view, seat, level),
+    search=_hard,
+    search_levels=frozenset({"hard"}),
     legal_from_view=legal_from_view,
 )

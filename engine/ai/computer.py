@@ -49,6 +49,9 @@ class Computer:
     (``model.anchor(rng)``) unless it finds one clearly better (for a game of dice; Castles'
     hard used it before its rollout search). ``guided``: the search widens a node one reply at
     a time, the playout policy's first (:func:`engine.ai.search.ismcts`).
+
+    A game may have a model, a search of its own, or both: then ``search_levels`` are the levels
+    its own search plays (a rollout search at hard, say), and the model plays the others.
     """
 
     budgets: Mapping[str, int]
@@ -58,12 +61,22 @@ class Computer:
     reason: Reason | None = None
     anchored: frozenset[str] = field(default_factory=frozenset)
     guided: bool = False
+    search_levels: frozenset[str] = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
-        if (self.model is None) == (self.search is None):
-            raise ValueError("A computer has either a model or a search of its own.")
-        if self.search is not None and self.legal_from_view is None:
+        if self.model is None and self.search is None:
+            raise ValueError("A computer has a model, a search of its own, or both.")
+        if self.model is not None and self.search is not None and not self.search_levels:
+            raise ValueError("A computer with a model and a search says which levels search.")
+        if self.search is None and self.search_levels:
+            raise ValueError("Only a computer with a search of its own has search levels.")
+        if self.model is None and self.legal_from_view is None:
             raise ValueError("A computer with its own search rebuilds legal actions too.")
+
+    def searches(self, level: str) -> bool:
+        """Whether the game's own search plays ``level`` (else the model, by the shared
+        :func:`engine.ai.search.ismcts` or its playout policy)."""
+        return self.search is not None and (self.model is None or level in self.search_levels)
 
 
 @runtime_checkable

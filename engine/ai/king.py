@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.ai.computer import Computer
-from engine.ai.king_rollouts import SAMPLES, legal_from_view, rollout_search
+from engine.ai.king_rollouts import SAMPLES, rollout_search
 from engine.ai.king_worlds import (
     determinize,
     guarded,
@@ -29,7 +29,7 @@ from engine.ai.king_worlds import (
     specials_of,
     weakest,
 )
-from engine.ai.search import Deadline, EngineRules, ismcts, result_rewards, squash
+from engine.ai.search import Deadline, EngineRules, result_rewards, squash
 from engine.king import (
     ATTACKER,
     DEFENDER,
@@ -189,7 +189,7 @@ def greedy_action(
 _VALUES = {code: card_value(code) or 0 for code in set(deck(True))}
 
 
-def search(
+def _hard(
     view: Mapping[str, Any],
     seat: int,
     level: str,
@@ -198,26 +198,17 @@ def search(
     depth: int,
     deadline: Deadline | None = None,
 ) -> Action:
-    """Each level's move: easy plays the playout policy on one sampled deal (random 30% of the
-    time), normal a guided IS-MCTS of ``depth`` iterations with this module's model, hard the
-    rollout search (:func:`engine.ai.king_rollouts.rollout_search`, ``depth`` sampled worlds)."""
-    from engine.ai import easy_action
-
-    if level == "hard":
-        return rollout_search(view, seat, rng, depth, deadline=deadline)
-    model = KingModel(view, seat, {})
-    forced = model.shortcut(rng)
-    if forced is not None:
-        return forced
-    if level == "easy":
-        return easy_action(model, seat, rng)
-    return ismcts(model, seat, depth, rng, deadline=deadline, guided=True)
+    """Hard's move: the rollout search (:func:`engine.ai.king_rollouts.rollout_search`,
+    ``depth`` sampled worlds)."""
+    return rollout_search(view, seat, rng, depth, deadline=deadline)
 
 
-# Per level: normal's search iterations, hard's sampled worlds (docs/computer.md); easy does not
-# search.
+# Per level: normal's search iterations (guided IS-MCTS with this module's model), hard's
+# sampled worlds (the rollout search); easy plays the playout policy (docs/computer.md).
 COMPUTER = Computer(
     budgets={"normal": 100, "hard": SAMPLES},
-    search=search,
-    legal_from_view=legal_from_view,
+    model=lambda view, seat, options, level: KingModel(view, seat, options),
+    search=_hard,
+    search_levels=frozenset({"hard"}),
+    guided=True,
 )

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.ai.king_worlds import determinize, guarded, specials_of
-from engine.ai.search import Deadline, result_rewards, squash
+from engine.ai.search import Deadline, best_on_common_samples, result_rewards, squash
 from engine.king import (
     ARTISAN,
     ASSASSIN,
@@ -251,14 +251,6 @@ def playout(state: State, me: int, rng: random.Random, depth: int) -> list[float
     return evaluate(state, me)
 
 
-def legal_from_view(view: Mapping[str, Any], seat: int) -> list[Action]:
-    """The seat's legal actions, from what it sees (the engine's list; a test compares)."""
-    if view.get("to_act") != seat or view.get("result") is not None:
-        return []
-    world = determinize(view, seat, specials_of(view, {}), random.Random(0))
-    return GAME.legal_actions(world, seat)
-
-
 def rollout_search(
     view: Mapping[str, Any],
     seat: int,
@@ -287,15 +279,17 @@ def rollout_search(
     candidates = GAME.legal_actions(determinize(view, seat, specials, random.Random(0)), seat)
     if len(candidates) == 1:
         return candidates[0]
-    totals = [0.0] * len(candidates)
-    for done in range(samples):
-        if done and deadline is not None and deadline():
-            break
-        world = determinize(view, seat, specials, rng)
-        seed = rng.getrandbits(64)
-        for j, action in enumerate(candidates):
-            stream = random.Random(seed)
-            after, _ = GAME.apply(world, seat, action, stream)
-            totals[j] += playout(after, seat, stream, depth)[seat]
-    best = max(range(len(candidates)), key=lambda j: (totals[j], -j))
-    return candidates[best]
+
+    def value(world: State, action: Action, seed: int) -> float:
+        stream = random.Random(seed)
+        after, _ = GAME.apply(world, seat, action, stream)
+        return playout(after, seat, stream, depth)[seat]
+
+    return best_on_common_samples(
+        candidates,
+        samples,
+        rng,
+        lambda r: determinize(view, seat, specials, r),
+        value,
+        deadline,
+    )

@@ -223,6 +223,30 @@ def _select(node: Node, keyed: list[tuple[str, Action]], exploration: float) -> 
     return best
 
 
+def best_on_common_samples(
+    candidates: Sequence[Action],
+    samples: int,
+    rng: random.Random,
+    world: Callable[[random.Random], State],
+    value: Callable[[State, Action, int], float],
+    deadline: Deadline | None = None,
+) -> Action:
+    """The candidate with the best total ``value`` over ``samples`` sampled worlds (fewer if
+    ``deadline()`` says stop); on equal totals, the first. Every candidate meets the same
+    worlds and the same generator seed per world (*common random numbers*), so their
+    differences are not luck: the rollout searches of Castles Besieged and Siege the King."""
+    totals = [0.0] * len(candidates)
+    for done in range(samples):
+        if done and deadline is not None and deadline():
+            break
+        sampled = world(rng)
+        seed = rng.getrandbits(64)
+        for j, action in enumerate(candidates):
+            totals[j] += value(sampled, action, seed)
+    best = max(range(len(candidates)), key=lambda j: (totals[j], -j))
+    return candidates[best]
+
+
 def result_rewards(game: Game, state: State, seats: int) -> list[float] | None:
     """1 shared among the winners (a draw: 1/2 each of two; a solo loss: 0), or None while the
     game runs."""

@@ -18,6 +18,7 @@ import engine
 from engine import ai
 from engine.ai import castles as castles_ai
 from engine.ai import knights as knights_ai
+from engine.ai.computer import Computer
 from engine.rules import Game, State, rng_for
 from tests.engine.test_conformance import new_game
 
@@ -345,3 +346,16 @@ def test_choose_refuses_a_seat_out_of_turn_and_an_unknown_level() -> None:
         ai.choose("castles", game.view(state, 0), 0, "hard", random.Random(0))
     with pytest.raises(ValueError):
         ai.choose("castles", game.view(state, 1), 1, "grandmaster", random.Random(0))
+
+
+def test_a_game_with_a_model_and_a_search_says_which_levels_search() -> None:
+    """Castles Besieged and Siege the King search hard themselves and leave the other levels to
+    their model; a computer with both must name its search's levels."""
+    for key in ("castles", "king"):
+        computer = ai.computer_for(key)
+        assert [computer.searches(level) for level in ai.LEVELS] == [False, False, True]
+    king = ai.computer_for("king")
+    with pytest.raises(ValueError, match="which levels"):
+        Computer(budgets={}, model=king.model, search=king.search)
+    with pytest.raises(ValueError, match="search levels"):
+        Computer(budgets={}, model=king.model, search_levels=frozenset({"hard"}))
