@@ -50,7 +50,7 @@ from cogs.seeks import SEEK_ITEMS
 from cogs.tournaments import TOURNAMENT_ITEMS
 from runtime.logs import PAYLOAD_LOGGERS, configure_logging, keep_secrets_out_of_logs
 from runtime.loop import close_on_terminate, new_event_loop
-from runtime.rate_buckets import BucketPruner, http_buckets
+from runtime.rate_buckets import BucketPruner, http_buckets, leave_clearing_to_pruner
 from runtime.settings import Settings, SettingsError, shard_list
 from runtime.sync import CommandSyncRecord, command_tree_hash
 from storage import DatabaseUnusable, Store
@@ -209,7 +209,13 @@ class SiegeBot(commands.Bot):
             await self.clockwork.start()
             await self.computers.resume()  # computer turns a restart interrupted
             # discord.py's rate-limit buckets of routes unused for 15 s (runtime/rate_buckets)
-            self.buckets = BucketPruner(lambda: http_buckets(self), asyncio.get_running_loop().time)
+            # (and discord.py's own walk over them at each new one turned off: the pruner's job)
+            self.buckets = BucketPruner(
+                lambda: http_buckets(self),
+                asyncio.get_running_loop().time,
+                each_pass=lambda: leave_clearing_to_pruner(self),
+            )
+            self.buckets.prune()
             self.buckets.start()
             self._preparing = False
             self._prepared = True

@@ -7,7 +7,13 @@ import asyncio
 
 import discord.http
 
-from runtime.rate_buckets import IDLE_SECONDS, BucketPruner, http_buckets, prune_idle_buckets
+from runtime.rate_buckets import (
+    IDLE_SECONDS,
+    BucketPruner,
+    http_buckets,
+    leave_clearing_to_pruner,
+    prune_idle_buckets,
+)
 
 NOW = 10_000.0  # the event loop's clock, as the test has it
 
@@ -68,3 +74,45 @@ async def test_the_pruner_prunes_discord_py_s_own_buckets_by_its_clock() -> None
 async def test_no_buckets_to_prune() -> None:
     pruner = BucketPruner(lambda: http_buckets(object()), lambda: NOW)
     assert pruner.prune() == 0
+
+
+async def test_discord_py_s_walk_at_each_new_bucket_is_left_to_the_pruner() -> None:
+    """discord.py walks every bucket at each new one once it holds 256, dropping those unused
+    for five minutes; on the bot's HTTP client the pruner does that instead."""
+
+    def held(http: discord.http.HTTPClient) -> discord.http.Ratelimit:
+        old = http.get_ratelimit("old")
+        for n in range(300):
+            http.get_ratelimit(f"POST /channels/{{channel_id}}/messages:{n}")
+        old._last_request -= 400  # unused for discord.py's five minutes
+        return old
+
+    mine = discord.http.HTTPClient(asyncio.get_running_loop())
+    client = type("Client", (), {"http": mine})()
+    assert leave_clearing_to_pruner(client)
+    old = held(mine)
+    mine.get_ratelimit("a new one")
+    assert mine._buckets["old"] is old  # no walk: still there
+
+    stock = discord.http.HTTPClient(asyncio.get_running_loop())
+    held(stock)
+    stock.get_ratelimit("a new one")
+    assert "old" not in stock._buckets  # discord.py's walk, as it is
+
+    # The pruner's pass turns the walk off on a client made anew (a new login).
+    client.http = renewed = discord.http.HTTPClient(asyncio.get_running_loop())
+    pruner = BucketPruner(
+        lambda: http_buckets(client),
+        asyncio.get_running_loop().time,
+        each_pass=lambda: leave_clearing_to_pruner(client),
+    )
+    pruner.prune()
+    old = held(renewed)
+    renewed.get_ratelimit("a new one")
+    assert renewed._buckets["old"] is old
+    assert pruner.prune() >= 1  # and the pruner drops it (idle 15 s and more)
+    assert "old" not in renewed._buckets
+
+
+async def test_nothing_to_turn_off_without_an_http_client() -> None:
+    assert not leave_clearing_to_pruner(object())
