@@ -27,17 +27,24 @@ def is_card(code: object) -> bool:
 
 def value(code: str) -> int:
     """The rank value: A = 1, 2-9 face value, T = 10, J = 11, Q = 12, K = 13."""
-    return RANKS.index(code[0]) + 1
+    known = _VALUES.get(code)  # looked up: a panel or a search asks this thousands of times
+    return known if known is not None else RANKS.index(code[0]) + 1
 
 
 def sort_key(code: str) -> tuple[int, int]:
     """By value, then by suit in the order S, H, D, C."""
-    return value(code), SUITS.index(code[1])
+    known = _SORT_KEYS.get(code)
+    return known if known is not None else (value(code), SUITS.index(code[1]))
 
 
 def pretty(code: str) -> str:
     """A card as a player reads it: ``10♥``, ``A♠``."""
-    return RANK_NAMES.get(code[0], code[0]) + SUIT_SYMBOLS[code[1]]
+    known = _PRETTY.get(code)
+    return known if known is not None else RANK_NAMES.get(code[0], code[0]) + SUIT_SYMBOLS[code[1]]
 
 
 _DECK52_SET = frozenset(DECK52)
+# The answers for the 52 cards, worked out once (any other code is worked out as it comes).
+_VALUES = {code: RANKS.index(code[0]) + 1 for code in DECK52}
+_SORT_KEYS = {code: (_VALUES[code], SUITS.index(code[1])) for code in DECK52}
+_PRETTY = {code: RANK_NAMES.get(code[0], code[0]) + SUIT_SYMBOLS[code[1]] for code in DECK52}
