@@ -198,13 +198,15 @@ class Delivery:
         kwargs: dict[str, Any],
         image: tuple[str, bytes] | None,
         gone: str = REPLACED,
+        print_: str | None = None,
     ) -> bool:
         """Answer a click by editing the clicked message (an exempt interaction response).
 
         The clicked message may have been deleted while the click was on its way: a DM panel is
         replaced by a fresh one when its player's turn begins, and a quick player can click the
         old one in that moment. The click is then answered privately with ``gone`` (what was
-        done and where to look) instead of failing, and False returned."""
+        done and where to look) instead of failing, and False returned. ``print_``: the
+        fingerprint of ``kwargs`` and ``image`` when the caller has it already."""
         try:
             await interaction.response.edit_message(**kwargs)
         except discord.NotFound as exc:
@@ -217,7 +219,7 @@ class Delivery:
             return False
         message = interaction.message
         if message is not None:
-            self.shown(message.id, fingerprint(kwargs, image))
+            self.shown(message.id, print_ or fingerprint(kwargs, image))
             self.reach(message.id, interaction)
         if interaction.guild_id is None:
             self.clicked_in_dms(interaction.user.id, interaction)
@@ -228,11 +230,13 @@ class Delivery:
         message: discord.PartialMessage,
         kwargs: dict[str, Any],
         image: tuple[str, bytes] | None,
+        print_: str | None = None,
     ) -> bool:
         """Edit ``message`` to show ``kwargs`` unless it already does; through an interaction's
         webhook when one reaches it. Returns whether a request was sent. Raises what the channel
-        route raises (``discord.NotFound`` for a deleted message or channel, ...)."""
-        print_ = fingerprint(kwargs, image)
+        route raises (``discord.NotFound`` for a deleted message or channel, ...). ``print_``:
+        the fingerprint of ``kwargs`` and ``image`` when the caller has it already."""
+        print_ = print_ or fingerprint(kwargs, image)
         if self.is_shown(message.id, print_):
             self.counts["unchanged"] += 1
             return False

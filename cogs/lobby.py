@@ -185,7 +185,9 @@ class Lobby:
 
             async def follow_up() -> None:
                 parts = await self.tables.table_parts(table)
-                await self.delivery.answer_by_edit(interaction, parts.edit_kwargs(), parts.image)
+                await self.delivery.answer_by_edit(
+                    interaction, parts.edit_kwargs(), parts.image, print_=parts.fingerprint()
+                )
                 if op == "join":
                     await self.hooks.seated((user,))
                 if table.status == "running":

@@ -108,7 +108,11 @@ class Moves:
                 table, interaction.user.id, for_dm=interaction.guild_id is None, stage=stage
             )
             await self.delivery.answer_by_edit(
-                interaction, parts.edit_kwargs(), parts.image, gone=STAGE_REPLACED
+                interaction,
+                parts.edit_kwargs(),
+                parts.image,
+                gone=STAGE_REPLACED,
+                print_=parts.fingerprint(),
             )
 
         await self.guard.guarded(interaction, flow)
@@ -146,7 +150,11 @@ class Moves:
             if message is not None and message.id == table.message_id:
                 parts = await self.tables.table_parts(table)
                 if await self.delivery.answer_by_edit(
-                    interaction, parts.edit_kwargs(), parts.image, gone=TABLE_GONE
+                    interaction,
+                    parts.edit_kwargs(),
+                    parts.image,
+                    gone=TABLE_GONE,
+                    print_=parts.fingerprint(),
                 ):
                     shown = parts.fingerprint()
             else:
@@ -157,7 +165,11 @@ class Moves:
                     table, interaction.user.id, for_dm=interaction.guild_id is None
                 )
                 await self.delivery.answer_by_edit(
-                    interaction, parts.edit_kwargs(), parts.image, gone=PANEL_REPLACED
+                    interaction,
+                    parts.edit_kwargs(),
+                    parts.image,
+                    gone=PANEL_REPLACED,
+                    print_=parts.fingerprint(),
                 )
         finally:
             notify = turn_passed_to(table, interaction.user.id)

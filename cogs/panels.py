@@ -28,6 +28,7 @@ from cogs.flow import (
     mention,
     seat_names,
 )
+from cogs.parts_memo import PartsMemo, panel_key
 from cogs.pictures import Pictures
 from cogs.sheets import as_embed
 from presentation import get_renderer
@@ -70,6 +71,8 @@ class Panels:
         #: A seat's hand just before its own last action, by (table, ply): what the panel's
         #: new-card marks compare with. Filled when the seat acts; a miss replays the log.
         self._hands_before: OrderedDict[tuple[int, int], list[Any]] = OrderedDict()
+        #: The panels drawn last, handed back for the same inputs (:mod:`cogs.parts_memo`).
+        self.memo = PartsMemo()
 
     # -- what a panel shows ----------------------------------------------------------------------
 
@@ -149,13 +152,42 @@ class Panels:
     ) -> Parts:
         """A player's private panel: what happened since their last turn, their own view, and
         their legal actions when it is their turn. The same panel is a DM and the ephemeral
-        message of the table's panel button."""
+        message of the table's panel button. Drawn once for the same inputs
+        (:mod:`cogs.parts_memo`): the answer to a click on a panel and the redraw after it."""
+        table.running_state()  # not started: says so
+        if table.seat_of(user_id) is None:
+            raise TableError("You are not playing at this table.")
+        place = None
+        if for_dm:
+            guild = self.client.get_guild(table.guild_id) if table.guild_id else None
+            channel = self.client.get_channel(table.channel_id)
+            place = f"#{getattr(channel, 'name', 'a channel')}"
+            if guild is not None:
+                place += f" in {guild.name}"
+        claim_at = claimable_at(table)  # the player to move is long gone: claim it
+        claim_open = claim_at is not None and claim_at <= clock.stamp(self.store.now())
+        key = panel_key(
+            table, user_id, for_dm=for_dm, stage=stage, place=place, claim_open=claim_open
+        )
+        parts = self.memo.get(key)
+        if parts is None:
+            parts = await self._draw_panel(table, user_id, place, stage, claim_open)
+            self.memo.put(key, parts)
+        return parts
+
+    async def _draw_panel(
+        self,
+        table: TableRecord,
+        user_id: int,
+        place: str | None,
+        stage: str | None,
+        claim_open: bool,
+    ) -> Parts:
         renderer = get_renderer(table.game)
         game = table.engine
         state = table.running_state()
         seat = table.seat_of(user_id)
-        if seat is None:
-            raise TableError("You are not playing at this table.")
+        assert seat is not None  # checked by panel_parts
         to_act = game.to_act(state)
         if to_act is not None and table.seats[to_act] == user_id:
             seat = to_act
@@ -165,12 +197,7 @@ class Panels:
         embed = as_embed(renderer.panel_embed(view, names, since, new_cards))
         turn = renderer.turn_number(view, table.ply)
         where = f"Table #{table.id} · turn {turn}"
-        if for_dm:
-            guild = self.client.get_guild(table.guild_id) if table.guild_id else None
-            channel = self.client.get_channel(table.channel_id)
-            place = f"#{getattr(channel, 'name', 'a channel')}"
-            if guild is not None:
-                place += f" in {guild.name}"
+        if place is not None:
             where = f"{where} · {place}"
         embed.set_footer(text=f"{where} · only you can see this")
         controls = []
@@ -186,13 +213,12 @@ class Panels:
                 controls = renderer.panel_controls(view, legal, stage)
             if game.is_playing(state, seat):  # a seat out of the game has nothing to resign
                 extra.append(TableButton(table.id, "resign"))
-                claim_at = claimable_at(table)  # the player to move is long gone: claim it
-                if to_act != seat and claim_at and claim_at <= clock.stamp(self.store.now()):
+                if to_act != seat and claim_open:
                     extra.append(TableButton(table.id, "claim"))
                     if table.engine.about.draws:
                         extra.append(TableButton(table.id, "claimdraw"))
         url = jump_url(table)
-        if for_dm and url:
+        if place is not None and url:
             extra.append(discord.ui.Button(label="Open the table", url=url))
         image = None
         alt = None
@@ -291,7 +317,9 @@ class Panels:
                     try:
                         # An unchanged panel is not touched; a recent click on it lends its
                         # webhook (exempt from the rate limit).
-                        await self.delivery.edit(old, parts.edit_kwargs(), parts.image)
+                        await self.delivery.edit(
+                            old, parts.edit_kwargs(), parts.image, print_=parts.fingerprint()
+                        )
                         return None
                     except discord.NotFound:
                         old = None  # the player deleted it: send a fresh one

@@ -280,11 +280,15 @@ class TableView:
                 # (exempt from the rate limit) when a recent click reached the table.
                 message = channel.get_partial_message(table.message_id)
                 try:
-                    await self.delivery.edit(message, parts.edit_kwargs(), parts.image)
+                    await self.delivery.edit(
+                        message, parts.edit_kwargs(), parts.image, print_=parts.fingerprint()
+                    )
                 except discord.HTTPException as exc:
                     if not await self.threads.reopened(table, exc):
                         raise
-                    await self.delivery.edit(message, parts.edit_kwargs(), parts.image)
+                    await self.delivery.edit(
+                        message, parts.edit_kwargs(), parts.image, print_=parts.fingerprint()
+                    )
                 return True
         except discord.NotFound as exc:
             if exc.code == UNKNOWN_CHANNEL_CODE:
