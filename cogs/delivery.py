@@ -63,6 +63,23 @@ def fingerprint(kwargs: dict[str, Any], image: tuple[str, bytes] | None) -> str:
 ORIGINAL = cast(int, "@original")
 
 
+class AnswerlessWebhook(discord.Webhook):
+    """An interaction webhook whose answers are not made into discord.py messages.
+
+    The delivery uses nothing of an edited message and only the id of a sent one, while
+    discord.py parses every answer into a ``WebhookMessage`` with its embeds and components
+    (over a tenth of the bot's CPU per move went to parsing answers). discord.py makes that
+    message in one method, ``_create_message``; here it gives back the message's id alone (a
+    ``discord.Object``). Should a later discord.py stop calling it, answers are parsed again,
+    nothing else changes (``tests/test_delivery_handles.py`` checks the method is still there).
+    """
+
+    __slots__ = ()
+
+    def _create_message(self, data: Any, *, thread: Any) -> Any:
+        return discord.Object(int(data["id"]))
+
+
 class Handle(NamedTuple):
     """An interaction's webhook and the message it reaches there: the original response (a
     clicked message is the original of the click) or one of its follow-ups.
@@ -186,9 +203,9 @@ class Delivery:
 
     def webhook(self, handle: Handle) -> discord.Webhook:
         """The interaction webhook of ``handle``, made as discord.py's ``Interaction.followup``
-        makes it (with the HTTP session of now)."""
+        makes it (with the HTTP session of now), but leaving its answers unparsed."""
         data: Any = {"id": handle.application_id, "type": 3, "token": handle.token}
-        return discord.Webhook.from_state(data=data, state=self._state)
+        return AnswerlessWebhook.from_state(data=data, state=self._state)
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -275,4 +292,4 @@ class Delivery:
         await message.delete()
 
 
-__all__ = ["Delivery", "fingerprint"]
+__all__ = ["AnswerlessWebhook", "Delivery", "fingerprint"]
