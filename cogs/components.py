@@ -354,6 +354,25 @@ def _button(
     return {**_button_shape(label, style, emoji), "custom_id": custom_id}
 
 
+def table_button(tid: int, op: str, label: str | None = None) -> dict[str, Any]:
+    """A :class:`TableButton` as it writes itself, for :func:`layout`, without building it."""
+    default_label, style, emoji = TableButton.LABELS[op]
+    return _button(f"sh:{op}:{tid}", label or default_label, style, emoji)
+
+
+@functools.lru_cache(maxsize=64)
+def _link_shape(label: str) -> dict[str, Any]:
+    link: discord.ui.Button[Any] = discord.ui.Button(label=label, url="https://discord.com")
+    shape = dict(link.to_component_dict())
+    del shape["url"]
+    return shape
+
+
+def link_button(label: str, url: str) -> dict[str, Any]:
+    """A link button (``discord.ui.Button`` with a url) as it writes itself, for :func:`layout`."""
+    return {**_link_shape(label), "url": url}
+
+
 def _menu(
     custom_id: str, placeholder: str, choices: Iterable[ActionChoice | StageChoice]
 ) -> dict[str, Any]:
@@ -377,7 +396,7 @@ def layout(
     tid: int,
     ply: int,
     controls: Iterable[Control],
-    extra: Iterable[discord.ui.Item[Any]] = (),
+    extra: Iterable[discord.ui.Item[Any] | dict[str, Any]] = (),
 ) -> Rows:
     """A view of action controls: buttons first (five to a row, ``extra`` items after them), then
     one row per select menu of at most 25 options. Fits Discord's five rows by construction for
@@ -385,7 +404,8 @@ def layout(
 
     The components are written as the dynamic items (``ActButton``, ``BackToPanel``,
     ``ActSelect``, ``StageMenu``) would write themselves, custom ids included, without building
-    them: a click on one is routed by its custom id as ever."""
+    them: a click on one is routed by its custom id as ever. ``extra`` items may be given so too
+    (:func:`table_button`, :func:`link_button`)."""
     buttons: list[dict[str, Any]] = []
     selects: list[dict[str, Any]] = []
     n = 0
@@ -414,7 +434,7 @@ def layout(
                 placeholder = f"{placeholder} ({part}/{len(chunks)})"
             selects.append(_menu(menu_id(tid, ply, n), placeholder, chunk))
             n += 1
-    buttons.extend(item.to_component_dict() for item in extra)
+    buttons.extend(item if isinstance(item, dict) else item.to_component_dict() for item in extra)
     rows = [
         {"type": 1, "components": buttons[i : i + ROW_BUTTONS_MAX]}
         for i in range(0, len(buttons), ROW_BUTTONS_MAX)

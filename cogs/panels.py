@@ -15,7 +15,7 @@ from typing import Any
 
 import discord
 
-from cogs.components import TableButton, layout
+from cogs.components import layout, link_button, table_button
 from cogs.delivery import Delivery
 from cogs.flow import (
     DM_CLOSED_CODE,
@@ -201,7 +201,7 @@ class Panels:
             where = f"{where} · {place}"
         embed.set_footer(text=f"{where} · only you can see this")
         controls = []
-        extra: list[discord.ui.Item[Any]] = []
+        extra: list[dict[str, Any]] = []
         legal: list[dict[str, Any]] = []
         if table.status == "cancelled":
             by = None if table.ended_by is None else mention(table.ended_by)
@@ -212,14 +212,14 @@ class Panels:
                 legal = game.legal_actions(state, seat)
                 controls = renderer.panel_controls(view, legal, stage)
             if game.is_playing(state, seat):  # a seat out of the game has nothing to resign
-                extra.append(TableButton(table.id, "resign"))
+                extra.append(table_button(table.id, "resign"))
                 if to_act != seat and claim_open:
-                    extra.append(TableButton(table.id, "claim"))
+                    extra.append(table_button(table.id, "claim"))
                     if table.engine.about.draws:
-                        extra.append(TableButton(table.id, "claimdraw"))
+                        extra.append(table_button(table.id, "claimdraw"))
         url = jump_url(table)
         if place is not None and url:
-            extra.append(discord.ui.Button(label="Open the table", url=url))
+            extra.append(link_button("Open the table", url))
         image = None
         alt = None
         picture = None

@@ -12,7 +12,7 @@ from typing import Any
 import discord
 
 from cogs import fairness
-from cogs.components import LobbyButton, TableButton, layout
+from cogs.components import LobbyButton, TableButton, layout, table_button
 from cogs.delivery import Delivery
 from cogs.flow import (
     UNKNOWN_CHANNEL_CODE,
@@ -137,16 +137,16 @@ class TableView:
         legal = game.legal_actions(state, to_act)
         controls = renderer.table_controls(view, legal)
         items = [
-            TableButton(table.id, "hand", label=renderer.panel_label),
-            TableButton(table.id, "resign"),
+            table_button(table.id, "hand", label=renderer.panel_label),
+            table_button(table.id, "resign"),
         ]
         if game.about.hint:
-            items.insert(1, TableButton(table.id, "hint"))
+            items.insert(1, table_button(table.id, "hint"))
         claim_at = claimable_at(table)
         if claim_at is not None and claim_at <= clock.stamp(self.store.now()):
-            items.append(TableButton(table.id, "claim"))
+            items.append(table_button(table.id, "claim"))
             if table.engine.about.draws:
-                items.append(TableButton(table.id, "claimdraw"))
+                items.append(table_button(table.id, "claimdraw"))
         whose = (  # a computer has nobody to tell: it is thinking
             f"{names[to_act]} is thinking"
             if computers.is_computer(table.seats[to_act])

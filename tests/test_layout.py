@@ -27,6 +27,8 @@ from cogs.components import (
     _choice_value,
     _truncate,
     layout,
+    link_button,
+    table_button,
 )
 from engine.rules import Action, rng_for
 from presentation import get_renderer
@@ -165,3 +167,23 @@ async def test_rows_are_laid_out_whole() -> None:
         rows.add_item(TableButton(1, "hint"))
     # Nothing for discord.py to keep once sent: the dynamic items route the clicks.
     assert not rows.is_dispatchable()
+
+
+def test_table_and_link_buttons_are_written_as_discord_py_writes_them() -> None:
+    for op in TableButton.LABELS:
+        for label in (None, "Play again"):
+            built = TableButton(77, op, label=label)
+            assert table_button(77, op, label=label) == built.to_component_dict()
+            assert built.template.match(table_button(77, op, label=label)["custom_id"])
+    url = "https://discord.com/channels/1/2/3"
+    link: discord.ui.Button[Any] = discord.ui.Button(label="Open the table", url=url)
+    assert link_button("Open the table", url) == link.to_component_dict()
+    # Each message gets its own dicts: the shapes behind them are never handed out.
+    first = table_button(77, "resign")
+    first["custom_id"] = "changed"
+    assert table_button(77, "resign")["custom_id"] == "sh:resign:77"
+    view = layout(77, 3, [], [table_button(77, "resign"), TableButton(77, "hint")])
+    assert [c["custom_id"] for c in view.to_components()[0]["components"]] == [
+        "sh:resign:77",
+        "sh:hint:77",
+    ]
