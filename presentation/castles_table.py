@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PIL import Image, ImageDraw
+from PIL import ImageDraw
 
 from engine import cards
 from engine.castles import HITS_TO_LOSE
@@ -200,8 +200,8 @@ def render_table(
         footer = f"Last: {moved}"
     font = load_font(17)
     lines = wrap(font, footer, WIDTH - 2 * MARGIN)
-    image = Image.new("RGB", (WIDTH, image_height(rows, len(lines))), FELT)
-    draw = ImageDraw.Draw(image)
+    image = png.canvas((WIDTH, image_height(rows, len(lines))), PALETTE, FELT)
+    draw = png.draw(image)
     to_act = view["to_act"]
     _seat_band(draw, summary, 1, MARGIN, to_act == 1, drawn[1])
     marked = _marked(last_events)

@@ -146,7 +146,7 @@ def _castle_card(image: Image.Image, x: int, y: int, castle: str | None) -> None
         paste_back(image, x, y, CASTLE_W, CASTLE_H)
         return
     face, mask = _castle_face(castle)
-    image.paste(face, (x, y), mask)
+    png.paste(image, face, (x, y), mask)
 
 
 @lru_cache(maxsize=8)
@@ -208,7 +208,7 @@ def _column(
         colour = DEFEND_FILL if role == "defender" else ATTACK_FILL
         last = marked and k == len(cards) - 1
         token, mask = _token(colour, last)
-        image.paste(token, (tx, top), mask)
+        png.paste(image, token, (tx, top), mask)
         # The words after the shape: a long one (+W4) reaches the token's edge.
         text = token_text(code, role)
         draw_text(
@@ -288,8 +288,8 @@ def render_table(
     lines = (
         wrap(font, "Last: " + _NOT_DRAWN.sub("", line).strip(), WIDTH - 2 * MARGIN) if line else []
     )
-    image = Image.new("RGB", (WIDTH, image_height(summary, max(1, len(lines)))), FELT)
-    draw = ImageDraw.Draw(image)
+    image = png.canvas((WIDTH, image_height(summary, max(1, len(lines)))), PALETTE, FELT)
+    draw = png.draw(image)
     to_act = view["to_act"] if view["result"] is None else None
     marked = _marked_columns(last_events)
     top = MARGIN

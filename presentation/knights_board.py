@@ -85,8 +85,9 @@ WORDS_KEPT = 4096
 @lru_cache(maxsize=WORDS_KEPT)
 def _text_mask(
     font: ImageFont.FreeTypeFont, text: str, anchor: str, start: tuple[float, float]
-) -> tuple[Any, tuple[int, int]]:
-    return font.getmask2(text, "L", anchor=anchor, start=start)
+) -> tuple[Image.Image, tuple[int, int]]:
+    mask, offset = font.getmask2(text, "L", anchor=anchor, start=start)
+    return Image.frombytes("L", mask.size, bytes(mask)), offset
 
 
 @lru_cache(maxsize=WORDS_KEPT)
@@ -103,16 +104,33 @@ def draw_text(
     font: ImageFont.FreeTypeFont,
     anchor: str | None = None,
 ) -> None:
-    """``draw.text(xy, text, fill, font, anchor)`` on an RGB picture, the same pixels, with the
-    rendered words kept (most words recur picture after picture: labels, names, small numbers),
-    so only new ones cost a FreeType rendering. Long or several lines go to ``draw.text``."""
-    if "\n" in text or len(text) > _KEPT_TEXT:
+    """``draw.text(xy, text, fill, font, anchor)``, the same pixels, with the rendered words
+    kept (most words recur picture after picture: labels, names, small numbers), so only new
+    ones cost a FreeType rendering. On a picture drawn in a palette (``png.canvas``, drawn with
+    ``png.draw``) the text is laid by ``png.lay_text``, the pixels of drawing it in RGB and
+    mapping. Long lines are not kept; several lines (RGB pictures only) go to ``draw.text``."""
+    picture = png.picture_of(draw)
+    on_palette = picture is not None and png.palette_of(picture) is not None
+    if not on_palette and draw.im.mode == "P":
+        raise ValueError("text on a palette picture is drawn with png.draw(picture)")
+    if "\n" in text and not on_palette:
         draw.text(xy, text, fill=fill, font=font, anchor=anchor)
         return
+    if "\n" in text:
+        raise ValueError("one line at a time on a palette picture")
     x, y = xy
-    # As ImageDraw.text: the whole pixel where the text starts, the fraction rendered in.
-    mask, (dx, dy) = _text_mask(font, text, anchor or "la", (math.modf(x)[0], math.modf(y)[0]))
-    draw.draw.draw_bitmap((int(x) + dx, int(y) + dy), mask, draw.draw.draw_ink(fill))
+    if len(text) > _KEPT_TEXT:
+        coverage, at = png.text_coverage(font, text, xy, anchor)
+    else:
+        # As ImageDraw.text: the whole pixel where the text starts, the fraction rendered in.
+        coverage, (dx, dy) = _text_mask(
+            font, text, anchor or "la", (math.modf(x)[0], math.modf(y)[0])
+        )
+        at = (int(x) + dx, int(y) + dy)
+    if picture is not None and on_palette:
+        png.lay_text(picture, at, coverage, fill)
+    else:
+        draw.draw.draw_bitmap(at, coverage.im, draw.draw.draw_ink(fill))
 
 
 # -- reading views --------------------------------------------------------------------------------
@@ -216,8 +234,8 @@ def _pattern(draw: ImageDraw.ImageDraw, kind: str, box: tuple[int, int, int, int
 def _base_board(square_px: int, flip: bool) -> Image.Image:
     """The empty board with coordinates and legend (drawn once per size and orientation)."""
     margin, legend_h, width, height = _layout(square_px)
-    image = Image.new("RGB", (width, height), PAPER)
-    draw = ImageDraw.Draw(image)
+    image = png.canvas((width, height), PALETTE, PAPER)
+    draw = png.draw(image)
     boxes = square_boxes(square_px, flip)
     for square, box in boxes.items():
         kind = square_kind(square)
@@ -349,7 +367,7 @@ def draw_board(
     """The picture :func:`render_board_png` encodes."""
     pieces, last = _unpack(view_or_summary)
     image = _base_board(square_px, flip).copy()
-    draw = ImageDraw.Draw(image)
+    draw = png.draw(image)
     boxes = square_boxes(square_px, flip)
 
     kind = None if last is None else last.get("type")

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from engine.knights import ATTACKER, DEFENDER
 from presentation import png
@@ -41,8 +41,8 @@ def _strip(width: int, names: tuple[str, ...], to_act: int | None) -> Image.Imag
     """The two sides' lines: "▶ Knights (attacker): alice" (the marker on the side to move),
     drawn once per table and side to move (they recur move after move)."""
     font = load_font(NAME_FONT, bold=True)
-    strip = Image.new("RGB", (width, 2 * STRIP_PAD + 2 * STRIP_LINE_H), PAPER)
-    draw = ImageDraw.Draw(strip)
+    strip = png.canvas((width, 2 * STRIP_PAD + 2 * STRIP_LINE_H), PALETTE, PAPER)
+    draw = png.draw(strip)
     for line, seat in enumerate((ATTACKER, DEFENDER)):
         y = STRIP_PAD + line * STRIP_LINE_H + STRIP_LINE_H / 2
         if seat == to_act:
@@ -71,7 +71,7 @@ def render_table(
     to_act = view.get("to_act") if view.get("result") is None else None
     strip = _strip(board.width, tuple(drawn), to_act)
     # Left unfilled: the strip and the board cover it all.
-    image = Image.new("RGB", (board.width, strip.height + board.height), None)
+    image = png.like(board, (board.width, strip.height + board.height), None)
     image.paste(strip, (0, 0))
     image.paste(board, (0, strip.height))
     if result is not None:

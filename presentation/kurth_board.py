@@ -150,8 +150,8 @@ def _wrap(draw: ImageDraw.ImageDraw, text: str, width: int, size: int) -> list[s
 @lru_cache(maxsize=2)
 def _base_city() -> Image.Image:
     """Cards, tiles, names and the clockwise arrows (drawn once)."""
-    image = Image.new("RGB", image_size(), PAPER)
-    draw = ImageDraw.Draw(image)
+    image = png.canvas(image_size(), PALETTE, PAPER)
+    draw = png.draw(image)
     tab_font = load_font(18, bold=True)
     for n, box in enumerate(card_boxes()):
         draw.rounded_rectangle(box, radius=12, fill=CARD_FILL, outline=CARD_EDGE, width=3)
@@ -255,7 +255,7 @@ def _tile(
         draw.rounded_rectangle(box, radius=8, fill=OVERRUN_FILL, outline=OVERRUN_INK, width=3)
         # Hatching, so an overrun location stands out without colour too.
         size = (right - left, bottom - top)
-        image.paste(_hatch(*size), (left + 3, top + 3), _hatch_mask(*size))
+        png.paste(image, _hatch(*size), (left + 3, top + 3), _hatch_mask(*size))
     if protected:
         draw.rounded_rectangle(box, radius=8, outline=PROTECT, width=5)
     if here:
@@ -458,7 +458,7 @@ def render_city_png(view: Mapping[str, Any]) -> bytes:
     summary = view["summary"]
     result = view.get("result")
     image = _base_city().copy()
-    draw = ImageDraw.Draw(image)
+    draw = png.draw(image)
     _header(draw, summary, result is not None)
     added: dict[str, int] = {}
     for placed in summary["placed"]:

@@ -12,9 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageFont
 
 from engine.rules import Result
+from presentation import png
 from presentation.endings import told_with_view
 from presentation.knights_board import draw_text, load_font, text_length
 
@@ -159,10 +160,10 @@ def with_banner(image: Image.Image, text: str, *, fill: RGB, ink: RGB) -> Image.
     font = load_font(26, bold=True)
     lines = banner_lines(text, image.width)
     height = 2 * BANNER_PAD + len(lines) * BANNER_LINE_H
-    # Left unfilled: the table is pasted below and the banner painted over the rest.
-    framed = Image.new("RGB", (image.width, image.height + height), None)
+    # Left unfilled (RGB): the table is pasted below and the banner painted over the rest.
+    framed = png.like(image, (image.width, image.height + height), None)
     framed.paste(image, (0, height))
-    draw = ImageDraw.Draw(framed)
+    draw = png.draw(framed)
     draw.rectangle((0, 0, image.width - 1, height - 1), fill=fill)
     for k, line in enumerate(lines):
         y = BANNER_PAD + k * BANNER_LINE_H + BANNER_LINE_H / 2

@@ -172,13 +172,13 @@ def _back(w: int, h: int) -> tuple[Image.Image, Image.Image]:
 def paste_card(image: Image.Image, x: int, y: int, code: str, w: int, h: int) -> None:
     """:func:`draw_card` on ``image``, the same pixels, from a card drawn once per size."""
     face, mask = _face(code, w, h)
-    image.paste(face, (x, y), mask)
+    png.paste(image, face, (x, y), mask)
 
 
 def paste_back(image: Image.Image, x: int, y: int, w: int, h: int) -> None:
     """:func:`draw_back` on ``image``, the same pixels, from a back drawn once per size."""
     back, mask = _back(w, h)
-    image.paste(back, (x, y), mask)
+    png.paste(image, back, (x, y), mask)
 
 
 def image_height(seats: int) -> int:
@@ -333,8 +333,8 @@ def render_table(
     summary = view["summary"]
     seats = len(summary["chips"])
     drawn = picture_names(names, seats, load_font(22, bold=True), NAME_W)
-    image = Image.new("RGB", (WIDTH, image_height(seats)), FELT)
-    draw = ImageDraw.Draw(image)
+    image = png.canvas((WIDTH, image_height(seats)), PALETTE, FELT)
+    draw = png.draw(image)
     _header(draw, summary)
     _towers(image, draw, view)
     shows = view.get("shows") or []
