@@ -82,12 +82,15 @@ _KEPT_TEXT = 40
 WORDS_KEPT = 4096
 
 
-@lru_cache(maxsize=WORDS_KEPT)
-def _text_mask(
+def _coverage(
     font: ImageFont.FreeTypeFont, text: str, anchor: str, start: tuple[float, float]
 ) -> tuple[Image.Image, tuple[int, int]]:
+    """``text``'s coverage (an "L" picture) and its offset from where it is drawn."""
     mask, offset = font.getmask2(text, "L", anchor=anchor, start=start)
     return Image.frombytes("L", mask.size, bytes(mask)), offset
+
+
+_text_mask = lru_cache(maxsize=WORDS_KEPT)(_coverage)
 
 
 @lru_cache(maxsize=WORDS_KEPT)
@@ -113,20 +116,16 @@ def draw_text(
     on_palette = picture is not None and png.palette_of(picture) is not None
     if not on_palette and draw.im.mode == "P":
         raise ValueError("text on a palette picture is drawn with png.draw(picture)")
-    if "\n" in text and not on_palette:
+    if "\n" in text:
+        if on_palette:
+            raise ValueError("one line at a time on a palette picture")
         draw.text(xy, text, fill=fill, font=font, anchor=anchor)
         return
-    if "\n" in text:
-        raise ValueError("one line at a time on a palette picture")
     x, y = xy
-    if len(text) > _KEPT_TEXT:
-        coverage, at = png.text_coverage(font, text, xy, anchor)
-    else:
-        # As ImageDraw.text: the whole pixel where the text starts, the fraction rendered in.
-        coverage, (dx, dy) = _text_mask(
-            font, text, anchor or "la", (math.modf(x)[0], math.modf(y)[0])
-        )
-        at = (int(x) + dx, int(y) + dy)
+    # As ImageDraw.text: the whole pixel where the text starts, the fraction rendered in.
+    render = _text_mask if len(text) <= _KEPT_TEXT else _coverage
+    coverage, (dx, dy) = render(font, text, anchor or "la", (math.modf(x)[0], math.modf(y)[0]))
+    at = (int(x) + dx, int(y) + dy)
     if picture is not None and on_palette:
         png.lay_text(picture, at, coverage, fill)
     else:

@@ -293,18 +293,6 @@ def lay_text(image: Image.Image, xy: tuple[int, int], coverage: Image.Image, ink
     image.paste(indexed(patch, palette), box)
 
 
-def text_coverage(
-    font: Any, text: str, xy: tuple[float, float], anchor: str | None
-) -> tuple[Image.Image, tuple[int, int]]:
-    """``text``'s coverage in ``font`` and where it starts, as ``ImageDraw.text(xy, text,
-    font=font, anchor=anchor)`` lays it (one line)."""
-    x, y = xy
-    mask, (dx, dy) = font.getmask2(
-        text, "L", anchor=anchor, start=(math.modf(x)[0], math.modf(y)[0])
-    )
-    return Image.frombytes("L", mask.size, bytes(mask)), (int(x) + dx, int(y) + dy)
-
-
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: zlib-ng's level for the pictures' rows (1 is a little faster and a fifth larger).
 DEFLATE_LEVEL = 2
@@ -356,5 +344,4 @@ __all__ = [
     "palette_of",
     "paste",
     "picture_of",
-    "text_coverage",
 ]

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine import cards
-from engine.ai.computer import Computer
+from engine.ai.computer import Computer, sampled
 from engine.ai.search import Deadline, best_on_common_samples, result_rewards, squash
 from engine.castles import GAME
 from engine.rules import Action, Game, Result, State
@@ -415,19 +415,6 @@ def playout(state: State, rng: random.Random, depth: int) -> list[float]:
     return done if done is not None else evaluate(state)
 
 
-def _hard(
-    view: Mapping[str, Any],
-    seat: int,
-    level: str,
-    rng: random.Random,
-    *,
-    depth: int,
-    deadline: Deadline | None = None,
-) -> Action:
-    """Hard's move: the rollout search (:func:`rollout_search`, ``depth`` sampled deals)."""
-    return rollout_search(view, seat, rng, depth, deadline=deadline)
-
-
 def legal_from_view(view: Mapping[str, Any], seat: int) -> list[Action]:
     """The seat's legal actions, from what it sees (the engine's list; the tests compare)."""
     if view.get("to_act") != seat or view.get("result") is not None:
@@ -440,7 +427,7 @@ def legal_from_view(view: Mapping[str, Any], seat: int) -> list[Action]:
 COMPUTER = Computer(
     budgets={"normal": 20, "hard": 200},
     model=lambda view, seat, options, level: CastlesModel(view, seat, level),
-    search=_hard,
+    search=sampled(rollout_search),
     search_levels=frozenset({"hard"}),
     legal_from_view=legal_from_view,
 )

@@ -39,6 +39,37 @@ class Search(Protocol):
     ) -> Action: ...
 
 
+class SampledSearch(Protocol):
+    """A search over ``samples`` sampled worlds (a rollout search), ``deadline`` may stop it."""
+
+    def __call__(
+        self,
+        view: Mapping[str, Any],
+        seat: int,
+        rng: random.Random,
+        samples: int,
+        *,
+        deadline: Deadline | None = None,
+    ) -> Action: ...
+
+
+def sampled(search: SampledSearch) -> Search:
+    """``search`` as a game's :class:`Search`: a level's budget is its number of samples."""
+
+    def run(
+        view: Mapping[str, Any],
+        seat: int,
+        level: str,
+        rng: random.Random,
+        *,
+        depth: int,
+        deadline: Deadline | None = None,
+    ) -> Action:
+        return search(view, seat, rng, depth, deadline=deadline)
+
+    return run
+
+
 @dataclass(frozen=True)
 class Computer:
     """A game's computer player.

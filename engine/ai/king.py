@@ -19,7 +19,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.ai.computer import Computer
+from engine.ai.computer import Computer, sampled
 from engine.ai.king_rollouts import SAMPLES, rollout_search
 from engine.ai.king_worlds import (
     determinize,
@@ -29,7 +29,7 @@ from engine.ai.king_worlds import (
     specials_of,
     weakest,
 )
-from engine.ai.search import Deadline, EngineRules, result_rewards, squash
+from engine.ai.search import EngineRules, result_rewards, squash
 from engine.king import (
     ATTACKER,
     DEFENDER,
@@ -189,26 +189,12 @@ def greedy_action(
 _VALUES = {code: card_value(code) or 0 for code in set(deck(True))}
 
 
-def _hard(
-    view: Mapping[str, Any],
-    seat: int,
-    level: str,
-    rng: random.Random,
-    *,
-    depth: int,
-    deadline: Deadline | None = None,
-) -> Action:
-    """Hard's move: the rollout search (:func:`engine.ai.king_rollouts.rollout_search`,
-    ``depth`` sampled worlds)."""
-    return rollout_search(view, seat, rng, depth, deadline=deadline)
-
-
 # Per level: normal's search iterations (guided IS-MCTS with this module's model), hard's
 # sampled worlds (the rollout search); easy plays the playout policy (docs/computer.md).
 COMPUTER = Computer(
     budgets={"normal": 100, "hard": SAMPLES},
     model=lambda view, seat, options, level: KingModel(view, seat, options),
-    search=_hard,
+    search=sampled(rollout_search),
     search_levels=frozenset({"hard"}),
     guided=True,
 )
