@@ -7,7 +7,8 @@ third on the event loop's own thread.
   open (the thread finishes what it started) and no other coroutine can see a write before it
   commits. Commits use ``synchronous = FULL``: an acknowledged action survives a power loss.
   Writes that queue up while the writer is busy share its next trip and commit (group commit),
-  each in a savepoint of its own.
+  each in a savepoint of its own; bookkeeping that nobody waits for goes with the next trip
+  (:mod:`storage.group_commit`).
 - The **reader** (``query_only``) serves every read, each on one snapshot. In WAL mode it never
   waits for the writer and only ever sees committed data.
 - The **near reader** (``query_only``, no busy timeout) serves the few reads by key of a move's
@@ -33,6 +34,7 @@ from typing import Any, Protocol, TypeVar
 import aiosqlite
 
 from storage import migration, outage
+from storage.group_commit import GroupCommit
 
 T = TypeVar("T")
 
@@ -63,8 +65,6 @@ class Connection(Protocol):
 
 
 BUSY_TIMEOUT_MS = 5000
-#: The most writes one group commit takes (bounds one transaction's length).
-MAX_GROUP = 128
 #: DROP COLUMN and MATERIALIZED common table expressions (used by the migrations).
 MIN_SQLITE = (3, 35, 0)
 
@@ -283,75 +283,6 @@ async def _connect(
     return conn
 
 
-class GroupCommit:
-    """The write queue both databases share: a write runs at once when the writer is idle;
-    writes that arrive while it is busy go together in its next trip, in the order they came
-    (MAX_GROUP at most), each with its own outcome. A subclass says how one trip runs."""
-
-    def __init__(self, name: str) -> None:
-        #: Outages of the database: logged once each, answered as StorageUnavailable.
-        self.health = outage.Health(name)
-        self._queue: list[tuple[Callable[[Any], Any], asyncio.Future[Any]]] = []
-        self._drain: asyncio.Future[None] | None = None
-        self._busy = False  # a trip of the writer is under way (writes queue for the next)
-
-    async def _trip(self, batch: list[Callable[[Any], Any]]) -> list[tuple[bool, Any]]:
-        """One group, one transaction: each write's outcome, or the whole group's error."""
-        raise NotImplementedError
-
-    def _failure(self, error: Exception) -> Exception:
-        """What a failed write raises to its caller: the database being unavailable (a full
-        disk, a server down) is the defined StorageUnavailable, anything else itself."""
-        if outage.is_unavailable(error):
-            return self.health.failed(error)
-        return error
-
-    async def write(self, fn: Callable[[Any], T]) -> T:
-        if self._busy:
-            done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-            self._queue.append((fn, done))
-            queued: T = await done
-            return queued
-        self._busy = True
-        try:
-            ((ok, value),) = await self._trip([fn])
-        finally:
-            self._next_group()
-        if not ok:
-            raise self._failure(value)
-        self.health.ok()
-        result: T = value
-        return result
-
-    def _next_group(self) -> None:
-        """After a trip: start the drain for what queued meanwhile, or mark the writer idle."""
-        if self._queue:
-            self._drain = asyncio.ensure_future(self._drain_queue())
-        else:
-            self._busy = False
-
-    async def _drain_queue(self) -> None:
-        batch = self._queue[:MAX_GROUP]
-        del self._queue[:MAX_GROUP]
-        try:
-            outcomes = await self._trip([fn for fn, _ in batch])
-        except asyncio.CancelledError:  # the loop is shutting down: nobody waits any more
-            for _, done in batch + self._queue:
-                done.cancel()
-            self._queue.clear()
-            self._busy = False
-            raise
-        for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
-            if done.done():  # the caller was cancelled; the write went through regardless
-                continue
-            if ok:
-                self.health.ok()
-                done.set_result(value)
-            else:
-                done.set_exception(self._failure(value))
-        self._next_group()
-
-
 class Database(GroupCommit):
     """The writer and the reader of one SQLite file. Create with :meth:`open`."""
 
@@ -405,6 +336,8 @@ class Database(GroupCommit):
 
     async def close(self) -> None:
         """Finish what is queued, then close both connections (the writer last)."""
+        await self.flush_later()
+        self.close_later()
         while self._drain is not None and not self._drain.done():  # each group starts the next
             await asyncio.shield(self._drain)
         try:

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from storage import clock
 from storage.base import StoreBase
 from storage.database import Connection
-from storage.records import CorruptTable, DmMode, TableError, require
+from storage.records import CorruptTable, DmMode, TableError, dm_panel_key, require
 
 DIGEST_HOUR = 9
 
@@ -259,6 +259,11 @@ class Players(StoreBase):
     async def dm_panel(self, table_id: int, user_id: int) -> tuple[int, int] | None:
         """The (DM channel id, message id) of a player's panel for a table, if one was sent."""
 
+        key = dm_panel_key(table_id, user_id)
+        if self._db.has_unwritten(key):
+            unwritten: tuple[int, int] | None = self._db.unwritten(key)
+            return unwritten
+
         def run(conn: Connection) -> tuple[int, int] | None:
             row = conn.execute(
                 "SELECT channel_id, message_id FROM dm_panels WHERE table_id = ? AND user_id = ?",
@@ -271,17 +276,30 @@ class Players(StoreBase):
     async def set_dm_panel(
         self, table_id: int, user_id: int, channel_id: int, message_id: int
     ) -> None:
-        await self._execute(
-            "INSERT INTO dm_panels (table_id, user_id, channel_id, message_id)"
-            " VALUES (?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE SET"
-            " channel_id = excluded.channel_id, message_id = excluded.message_id",
-            (table_id, user_id, channel_id, message_id),
-        )
+        """Remember the DM that holds a player's panel for a table. Bookkeeping, not an action:
+        written with the next trip of the writer (:meth:`GroupCommit.write_later`), read back at
+        once by :meth:`dm_panel` and :meth:`delivery_targets`."""
+        params = (table_id, user_id, channel_id, message_id)
+
+        def run(conn: Connection) -> None:
+            conn.execute(
+                "INSERT INTO dm_panels (table_id, user_id, channel_id, message_id)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE SET"
+                " channel_id = excluded.channel_id, message_id = excluded.message_id",
+                params,
+            )
+
+        self._db.write_later(dm_panel_key(table_id, user_id), run, (channel_id, message_id))
 
     async def forget_dm_panel(self, table_id: int, user_id: int) -> None:
-        await self._execute(
-            "DELETE FROM dm_panels WHERE table_id = ? AND user_id = ?", (table_id, user_id)
-        )
+        """Forget a player's DM panel for a table (as :meth:`set_dm_panel`, with the next trip)."""
+
+        def run(conn: Connection) -> None:
+            conn.execute(
+                "DELETE FROM dm_panels WHERE table_id = ? AND user_id = ?", (table_id, user_id)
+            )
+
+        self._db.write_later(dm_panel_key(table_id, user_id), run, None)
 
 
 __all__ = [

@@ -42,8 +42,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
-from storage import database, outage
+from storage import outage
 from storage.database import DatabaseBusy, DatabaseUnusable
+from storage.group_commit import GroupCommit
 from storage.pg_dialect import Conflict, PgConnection, connect, translate_error
 
 T = TypeVar("T")
@@ -171,13 +172,14 @@ def _roll_back(conn: PgConnection) -> None:
         conn.execute("ROLLBACK")
 
 
-class PgDatabase(database.GroupCommit):
+class PgDatabase(GroupCommit):
     """A pool of connections to one PostgreSQL database. Create with :meth:`open`."""
 
     #: The store's migrations for this database (``storage/migrations_pg``).
     migrations_folder = "migrations_pg"
     #: Writes here are their own transactions: there is no writer memo (see the module doc).
     memo: dict[Any, Any] | None = None
+    max_group = MAX_GROUP
 
     def __init__(self, url: str, pool_size: int = POOL_SIZE) -> None:
         self.url = url
@@ -284,6 +286,8 @@ class PgDatabase(database.GroupCommit):
     async def close(self) -> None:
         """Finish what is under way, then close every connection."""
         await asyncio.sleep(0)  # writes scheduled just before the close reach the pool first
+        await self.flush_later()
+        self.close_later()
         while True:
             pending: set[asyncio.Future[Any]] = set(self._inflight)
             if self._drain is not None and not self._drain.done():

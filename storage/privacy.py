@@ -232,6 +232,7 @@ class Privacy(StoreBase):
     """A player's data: the export, and forgetting them."""
 
     async def export_player(self, user_id: int) -> dict[str, list[dict[str, Any]]]:
+        await self._db.flush_later()  # (a DM panel sent a moment ago is theirs too)
         return await self._read(lambda conn: export(conn, user_id))
 
     async def forget_player(self, user_id: int) -> Forgotten:

@@ -20,6 +20,7 @@ from storage.records import (
     DmTarget,
     TableError,
     TableRecord,
+    dm_panel_key,
     load_table,
     open_table_in,
     read_actions,
@@ -125,7 +126,12 @@ class Reading(StoreBase):
             }
             return newest, {uid: DmTarget(modes.get(uid) or "on", panels.get(uid)) for uid in users}
 
-        return await self._read_near(run)
+        newest, targets = await self._read_near(run)
+        for uid, target in targets.items():  # panels sent since, not yet written
+            key = dm_panel_key(table.id, uid)
+            if self._db.has_unwritten(key):
+                targets[uid] = DmTarget(target.mode, self._db.unwritten(key))
+        return newest, targets
 
     async def open_tables_of(self, user_id: int) -> list[TableRecord]:
         """Open tables where this user holds a seat (unreadable ones are left out)."""

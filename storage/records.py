@@ -146,6 +146,12 @@ class DmTarget:
     panel: tuple[int, int] | None  # (DM channel id, message id)
 
 
+def dm_panel_key(table_id: int, user_id: int) -> tuple[str, int, int]:
+    """The key of a DM panel's write, which waits for the writer's next trip
+    (:meth:`storage.group_commit.GroupCommit.write_later`)."""
+    return ("dm_panel", table_id, user_id)
+
+
 RESIGN: Action = {"type": "resign"}
 
 
@@ -314,6 +320,7 @@ __all__ = [
     "TableExists",
     "TableRecord",
     "Timeout",
+    "dm_panel_key",
     "drawn_claim",
     "is_drawn_claim",
     "is_resignation",
