@@ -35,6 +35,8 @@ import discord
 from discord.interactions import InteractionCallbackResponse, InteractionResponse
 from discord.utils import MISSING
 
+from cogs.answerless import can_edit_in_answer, edit_in_answer
+
 log = logging.getLogger("siege.deadline")
 
 #: Seconds from an interaction's creation within which it is answered or deferred.
@@ -155,9 +157,13 @@ class DeadlineResponse(InteractionResponse[Any]):
         async with self._lock:
             self._claim()
             if not self._deferred:
-                edited = await super().edit_message(**kwargs)
+                if not can_edit_in_answer(kwargs):
+                    edited = await super().edit_message(**kwargs)
+                    self._done()
+                    return edited
+                await edit_in_answer(self, **kwargs)  # (nothing comes back to parse)
                 self._done()
-                return edited
+                return None
             kwargs.pop("delete_after", None)
             kwargs.pop("suppress_embeds", None)
             # Deferred as an update: the original response is the clicked message.

@@ -27,6 +27,8 @@ from typing import Any, NamedTuple, cast
 import discord
 import orjson
 
+from cogs.answerless import AnswerlessWebhook
+
 log = logging.getLogger("siege.delivery")
 
 #: Interaction tokens live 15 minutes; a margin keeps a slow request from outliving its token.
@@ -61,23 +63,6 @@ def fingerprint(kwargs: dict[str, Any], image: tuple[str, bytes] | None) -> str:
 #: response (for a click: the clicked message). discord.py puts the id into the route as text,
 #: as its own ``edit_original_response`` does with this name.
 ORIGINAL = cast(int, "@original")
-
-
-class AnswerlessWebhook(discord.Webhook):
-    """An interaction webhook whose answers are not made into discord.py messages.
-
-    The delivery uses nothing of an edited message and only the id of a sent one, while
-    discord.py parses every answer into a ``WebhookMessage`` with its embeds and components
-    (over a tenth of the bot's CPU per move went to parsing answers). discord.py makes that
-    message in one method, ``_create_message``; here it gives back the message's id alone (a
-    ``discord.Object``). Should a later discord.py stop calling it, answers are parsed again,
-    nothing else changes (``tests/test_delivery_handles.py`` checks the method is still there).
-    """
-
-    __slots__ = ()
-
-    def _create_message(self, data: Any, *, thread: Any) -> Any:
-        return discord.Object(int(data["id"]))
 
 
 class Handle(NamedTuple):
@@ -292,4 +277,4 @@ class Delivery:
         await message.delete()
 
 
-__all__ = ["AnswerlessWebhook", "Delivery", "fingerprint"]
+__all__ = ["Delivery", "fingerprint"]

@@ -11,7 +11,8 @@ from typing import Any
 
 import discord
 
-from cogs.delivery import ORIGINAL, AnswerlessWebhook, Delivery
+from cogs.answerless import AnswerlessWebhook
+from cogs.delivery import ORIGINAL, Delivery
 
 
 def an_interaction(state: Any) -> Any:
