@@ -308,6 +308,16 @@ class Floor:
         """The floor for a move that made ``requests`` requests."""
         return self.answer_ms + max(requests - 1.0, 0.0) * self.per_request_ms
 
+    @classmethod
+    def mean(cls, a: Floor, b: Floor) -> Floor:
+        """The floor between two measures of it (before and after the load runs)."""
+        return cls(
+            answer_ms=(a.answer_ms + b.answer_ms) / 2,
+            per_request_ms=(a.per_request_ms + b.per_request_ms) / 2,
+            move_ms=(a.move_ms + b.move_ms) / 2,
+            move_requests=(a.move_requests + b.move_requests) / 2,
+        )
+
 
 #: The floor by pacing: 0 unpaced, else clicks a second.
 Floors = dict[int, Floor]
@@ -320,11 +330,12 @@ SIZE_P99_RATIO = 1.2  # p99 at 1,000 tables over p99 at 100, at the same paced l
 PACED_RATE = 40
 
 
-def floor_rows(quick: bool, rate: int = 0) -> tuple[list[Row], Floor | None]:
+def floor_rows(quick: bool, rate: int = 0, when: str = "") -> tuple[list[Row], Floor | None]:
     """discord.py's own cost for the requests of a move, with no game (``request_floor.py``):
     unpaced (``rate`` 0, each click as soon as the last is answered), or paced at ``rate``
-    clicks a second, as the paced load runs are (fewer clicks: they take longer)."""
-    clicks = ("300" if quick else "1500") if rate == 0 else ("120" if quick else "600")
+    clicks a second, as the paced load runs are (fewer clicks: they take longer). ``when`` is
+    said after each figure's name ("before the load runs")."""
+    clicks = ("300" if quick else "1500") if rate == 0 else ("120" if quick else "1200")
     out = run("request_floor.py", ["--clicks", clicks, "--rate", str(rate)], 900)
     found = find(r"^RESULT (.*)$", out)
     if not found:
@@ -338,7 +349,7 @@ def floor_rows(quick: bool, rate: int = 0) -> tuple[list[Row], Floor | None]:
         move_ms=move["cpu_ms_per_click"],
         move_requests=move["requests_per_click"],
     )
-    pace = "" if rate == 0 else f", paced at {rate}/s"
+    pace = ("" if rate == 0 else f", paced at {rate}/s") + when
     rows = []
     for mode, what in (
         ("answer", "a click answered (1 request, no game)"),
@@ -519,7 +530,15 @@ def load_result_rows(r: dict[str, Any], floors: Floors) -> list[Row]:
     return loaded(rows, load)
 
 
-def load_rows(quick: bool, floors: Floors) -> list[Row]:
+def load_rows(
+    quick: bool,
+    floors: Floors,
+    floor_after: Callable[[], tuple[list[Row], Floor | None]] | None = None,
+) -> list[Row]:
+    """The load runs (``table_load.py``). With ``floor_after``, the paced floor is measured
+    again after them, and the paced runs are compared with the mean of the two measures: the
+    paced floor of one machine moves by a fifth from one quarter of an hour to the next, and
+    the runs it is compared with lie between the two."""
     # (tables, moves each, clicks/s): the size comparison's two paced runs, the ceiling, and
     # last the run the asyncio debug-mode run repeats (the larger paced one).
     small, large = (20, 200) if quick else (100, 1000)
@@ -550,7 +569,24 @@ def load_rows(quick: bool, floors: Floors) -> list[Row]:
     results = sizes(out)
     if not results:
         return [Row("load", "table_load.py", "failed", "", False)]
-    rows = [row for r in results for row in load_result_rows(r, floors)]
+    rows: list[Row] = []
+    before = floors.get(PACED_RATE)
+    if floor_after is not None and before is not None:
+        rows, after = floor_after()
+        if after is not None:
+            floors[PACED_RATE] = Floor.mean(before, after)
+            rows.append(
+                Row(
+                    "floor",
+                    f"a move's requests paced at {PACED_RATE}/s, before / after the load runs:"
+                    " their mean is the paced runs' floor",
+                    f"{before.move_ms:.2f} / {after.move_ms:.2f} ms",
+                    "",
+                    None,
+                    floor=f"{floors[PACED_RATE].move_ms:.2f} ms",
+                )
+            )
+    rows += [row for r in results for row in load_result_rows(r, floors)]
     paced = {
         r["tables"]: r for r in results if r["rate"] == PACED_RATE and r["slow_callbacks"] is None
     }
@@ -717,7 +753,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def floor_runs() -> list[Row]:
         found: list[Row] = []
         for rate in (0, PACED_RATE):
-            rows, measured = floor_rows(quick, rate)
+            rows, measured = floor_rows(quick, rate, ", before the load runs" if rate else "")
             found += rows
             if measured is not None:
                 floors[rate] = measured
@@ -729,7 +765,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("storage", lambda: store_rows(quick)),
         ("start-up", lambda: startup_rows(quick)),
         ("floor", floor_runs),
-        ("load", lambda: load_rows(quick, floors)),
+        (
+            "load",
+            lambda: load_rows(
+                quick, floors, lambda: floor_rows(quick, PACED_RATE, ", after the load runs")
+            ),
+        ),
         ("scale-out", lambda: scale_out_rows(quick, floors.get(0))),
     ):
         rows += step(name, make)
