@@ -17,7 +17,9 @@ own figures are asked for before it is stopped (not left to its exit).
 The bot's own share of a move is its process's CPU per move (the event loop and its threads)
 minus the floor for the requests the move actually made: the floor's "answer with a picture"
 (a click received and answered) plus, for each further request, what one more request of the
-floor's "move" costs.
+floor's "move" costs. A paced load run is compared with the floor paced at the same rate,
+measured twice, before and after the load runs (their mean: the paced floor moves by a fifth
+over a quarter of an hour on a shared machine, and the load runs lie between the two).
 
 ``--quick`` runs small versions of everything (a few minutes instead of about half an hour) and
 says so in the table; ``--strength`` adds ``computer_strength.py`` (slow).

@@ -306,15 +306,17 @@ def _written(image: Image.Image) -> bytes:
     """``image`` (mode "P", 256 entries) as PNG bytes: each row behind its filter byte (0, none:
     a palette picture gains nothing from the others), deflated by zlib-ng."""
     width, height = image.size
-    rows = Image.new("P", (width + 1, height), 0)  # the first column: each row's filter byte
-    rows.paste(image, (1, 0))
+    pixels = memoryview(image.tobytes())
+    # Each row behind a filter byte of 0 (joined with b"" first: a 0 before the first row).
+    # (A picture one column wider, pasted into and read out, took four times as long.)
+    rows = b"\0".join([b"", *(pixels[y : y + width] for y in range(0, width * height, width))])
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8 bits, palette colour
     return b"".join(
         (
             _SIGNATURE,
             _chunk(b"IHDR", header),
             _chunk(b"PLTE", bytes(image.getpalette() or ())),
-            _chunk(b"IDAT", zlib_ng.compress(rows.tobytes(), DEFLATE_LEVEL)),
+            _chunk(b"IDAT", zlib_ng.compress(rows, DEFLATE_LEVEL)),
             _chunk(b"IEND", b""),
         )
     )
