@@ -277,8 +277,9 @@ class Players(StoreBase):
         self, table_id: int, user_id: int, channel_id: int, message_id: int
     ) -> None:
         """Remember the DM that holds a player's panel for a table. Bookkeeping, not an action:
-        written with the next trip of the writer (:meth:`GroupCommit.write_later`), read back at
-        once by :meth:`dm_panel` and :meth:`delivery_targets`."""
+        on SQLite written with the next trip of the writer (:meth:`GroupCommit.write_later`),
+        read back at once by :meth:`dm_panel` and :meth:`delivery_targets`; on PostgreSQL
+        written now (:attr:`GroupCommit.writes_later`)."""
         params = (table_id, user_id, channel_id, message_id)
 
         def run(conn: Connection) -> None:
@@ -289,7 +290,10 @@ class Players(StoreBase):
                 params,
             )
 
-        self._db.write_later(dm_panel_key(table_id, user_id), run, (channel_id, message_id))
+        if self._db.writes_later:
+            self._db.write_later(dm_panel_key(table_id, user_id), run, (channel_id, message_id))
+        else:
+            await self._write(run)
 
     async def forget_dm_panel(self, table_id: int, user_id: int) -> None:
         """Forget a player's DM panel for a table (as :meth:`set_dm_panel`, with the next trip)."""
@@ -299,7 +303,10 @@ class Players(StoreBase):
                 "DELETE FROM dm_panels WHERE table_id = ? AND user_id = ?", (table_id, user_id)
             )
 
-        self._db.write_later(dm_panel_key(table_id, user_id), run, None)
+        if self._db.writes_later:
+            self._db.write_later(dm_panel_key(table_id, user_id), run, None)
+        else:
+            await self._write(run)
 
 
 __all__ = [

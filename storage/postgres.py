@@ -53,8 +53,6 @@ T = TypeVar("T")
 POOL_SIZE = 4
 #: Connections that write, per process: one keeps a process's writes in the order asked.
 WRITERS = 1
-#: The most writes one group commit takes (bounds one transaction's length).
-MAX_GROUP = 64
 #: How often a write is tried again after a serialization failure or a deadlock before the store
 #: answers "busy" (a failure means another transaction committed: the next try usually decides).
 MAX_TRIES = 64
@@ -179,7 +177,7 @@ class PgDatabase(GroupCommit):
     migrations_folder = "migrations_pg"
     #: Writes here are their own transactions: there is no writer memo (see the module doc).
     memo: dict[Any, Any] | None = None
-    max_group = MAX_GROUP
+    writes_later = False  # (see GroupCommit.writes_later)
 
     def __init__(self, url: str, pool_size: int = POOL_SIZE) -> None:
         self.url = url

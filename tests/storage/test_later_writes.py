@@ -22,6 +22,8 @@ from storage.records import dm_panel_key
 from tests.pg import raw_rows
 from tests.storage.test_store import GUEST, HOST, running_table
 
+#: On PostgreSQL a DM panel is written at once (storage.group_commit.GroupCommit.writes_later).
+LATER = pytest.mark.sqlite_only("PostgreSQL writes a DM panel at once (writes_later is False)")
 PANELS = "SELECT user_id, channel_id, message_id FROM dm_panels WHERE table_id = ? ORDER BY user_id"
 
 
@@ -39,6 +41,7 @@ def counted_trips(store: Store) -> list[int]:
     return sizes
 
 
+@LATER
 async def test_a_dm_panel_reads_back_at_once_and_rides_the_next_write(
     store: Store, db_path: Path | str
 ) -> None:
@@ -60,6 +63,7 @@ async def test_a_dm_panel_reads_back_at_once_and_rides_the_next_write(
     assert await store.dm_panel(table.id, HOST) == (555, 777)  # now from the file
 
 
+@LATER
 async def test_the_newest_panel_of_a_seat_is_the_one_written(
     store: Store, db_path: Path | str
 ) -> None:
@@ -76,6 +80,7 @@ async def test_the_newest_panel_of_a_seat_is_the_one_written(
     assert raw_rows(db_path, PANELS, (table.id,)) == []
 
 
+@LATER
 async def test_a_panel_alone_takes_a_trip_of_its_own(
     store: Store, db_path: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -123,6 +128,19 @@ async def test_forgetting_a_player_takes_their_unwritten_panel_too(
     await store.forget_player(GUEST)  # the panel's write goes first, in the same transaction
     assert raw_rows(db_path, "SELECT * FROM dm_panels WHERE user_id = ?", (GUEST,)) == []
     assert await store.dm_panel(table.id, GUEST) is None
+
+
+async def test_sqlite_writes_a_panel_later_and_postgresql_at_once(
+    store: Store, db_path: Path | str
+) -> None:
+    table = await running_table(store)
+    await store.set_dm_panel(table.id, HOST, 555, 777)
+    on_disk = raw_rows(db_path, PANELS, (table.id,))
+    if isinstance(db_path, Path):
+        assert store._db.writes_later and on_disk == []
+    else:
+        assert not store._db.writes_later and on_disk == [(HOST, 555, 777)]
+    assert await store.dm_panel(table.id, HOST) == (555, 777)
 
 
 # -- The queue's edges, on a stand-in trip -------------------------------------------------------
