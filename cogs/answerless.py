@@ -81,23 +81,14 @@ async def edit_in_answer(response: discord.InteractionResponse[Any], **kwargs: A
     )
     http = state.http
     adapter = async_context.get()
-    if params.files:
-        await adapter.request(
-            route,
-            session=parent._session,
-            proxy=http.proxy,
-            proxy_auth=http.proxy_auth,
-            files=params.files,
-            multipart=params.multipart,
-        )
-    else:
-        await adapter.request(
-            route,
-            session=parent._session,
-            proxy=http.proxy,
-            proxy_auth=http.proxy_auth,
-            payload=params.payload,
-        )
+    body: dict[str, Any] = (
+        {"files": params.files, "multipart": params.multipart}
+        if params.files
+        else {"payload": params.payload}
+    )
+    await adapter.request(
+        route, session=parent._session, proxy=http.proxy, proxy_auth=http.proxy_auth, **body
+    )
     response._response_type = discord.InteractionResponseType.message_update
     if view and not view.is_finished() and view.is_dispatchable():
         state.store_view(view, message_id)
