@@ -296,7 +296,8 @@ class Players(StoreBase):
             await self._write(run)
 
     async def forget_dm_panel(self, table_id: int, user_id: int) -> None:
-        """Forget a player's DM panel for a table (as :meth:`set_dm_panel`, with the next trip)."""
+        """Forget a player's DM panel for a table (as :meth:`set_dm_panel`: later on SQLite, at
+        once on PostgreSQL)."""
 
         def run(conn: Connection) -> None:
             conn.execute(
