@@ -12,7 +12,7 @@ locked as :class:`StoreBusy`.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self, TypeVar
@@ -81,6 +81,16 @@ class StoreBase:
             if not is_damage(exc):  # locked, constraint, misuse...
                 raise
             raise CorruptTable(DAMAGED) from exc
+
+    async def _write_later(
+        self, key: Hashable, fn: Callable[[Connection], None], value: Any
+    ) -> None:
+        """Bookkeeping nobody waits for: with the writer's next trip where the database writes
+        later (:meth:`GroupCommit.write_later`, SQLite), else now, as :meth:`_write`."""
+        if self._db.writes_later:
+            self._db.write_later(key, fn, value)
+        else:
+            await self._write(fn)
 
     async def _read(self, fn: Callable[[Connection], T]) -> T:
         """A read of table rows: a damaged page of the file answers as an unreadable table

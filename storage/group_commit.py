@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -60,7 +61,7 @@ def _nothing(conn: Any) -> None:
     """A write of nothing: the trip that carries later writes when no other write comes."""
 
 
-class GroupCommit:
+class GroupCommit(ABC):
     """Group commit and later writes (see the module doc). A subclass implements
     :meth:`_trip`."""
 
@@ -85,9 +86,9 @@ class GroupCommit:
         self._later_timer: asyncio.TimerHandle | None = None
         self._later_trip: asyncio.Future[None] | None = None
 
+    @abstractmethod
     async def _trip(self, batch: list[Callable[[Any], Any]]) -> list[Outcome]:
         """One group, one transaction: each write's outcome, or the whole group's error."""
-        raise NotImplementedError
 
     def _failure(self, error: Exception) -> Exception:
         """What a failed write raises to its caller: the database being unavailable (a full

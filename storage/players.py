@@ -290,10 +290,7 @@ class Players(StoreBase):
                 params,
             )
 
-        if self._db.writes_later:
-            self._db.write_later(dm_panel_key(table_id, user_id), run, (channel_id, message_id))
-        else:
-            await self._write(run)
+        await self._write_later(dm_panel_key(table_id, user_id), run, (channel_id, message_id))
 
     async def forget_dm_panel(self, table_id: int, user_id: int) -> None:
         """Forget a player's DM panel for a table (as :meth:`set_dm_panel`: later on SQLite, at
@@ -304,10 +301,7 @@ class Players(StoreBase):
                 "DELETE FROM dm_panels WHERE table_id = ? AND user_id = ?", (table_id, user_id)
             )
 
-        if self._db.writes_later:
-            self._db.write_later(dm_panel_key(table_id, user_id), run, None)
-        else:
-            await self._write(run)
+        await self._write_later(dm_panel_key(table_id, user_id), run, None)
 
 
 __all__ = [
