@@ -465,28 +465,56 @@ class HarnessPauses:
             self.generations.append(info["generation"])
 
 
-def cpu_seconds(pid: int, thread: int | None = None) -> float:
-    """CPU seconds of process ``pid`` (all its threads), or of its thread ``thread``."""
-    path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
+def _stat(path: str) -> list[str]:
+    """The fields of a ``/proc/.../stat`` file after the command's name: [1] the parent's pid,
+    [7] minor and [9] major page faults, [11] user and [12] system CPU ticks."""
     with open(path) as stat:
-        fields = stat.read().rpartition(")")[2].split()
+        return stat.read().rpartition(")")[2].split()
+
+
+def _cpu(fields: list[str]) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def children_cpu_seconds(pid: int) -> float:
-    """CPU seconds of the live child processes of ``pid`` (the picture and computer workers)."""
-    total = 0.0
+def _faults(fields: list[str]) -> int:
+    return int(fields[7]) + int(fields[9])
+
+
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """CPU seconds of process ``pid`` (all its threads), or of its thread ``thread``."""
+    return _cpu(_stat(f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"))
+
+
+def _children(pid: int) -> list[list[str]]:
+    """The stat fields of the live child processes of ``pid`` (the picture and computer
+    workers)."""
+    found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rpartition(")")[2].split()
+            fields = _stat(f"/proc/{entry}/stat")
         except OSError:
             continue
         if int(fields[1]) == pid:  # the parent's pid
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+            found.append(fields)
+    return found
+
+
+def children_cpu_seconds(pid: int) -> float:
+    """CPU seconds of the live child processes of ``pid`` (the picture and computer workers)."""
+    return sum(_cpu(fields) for fields in _children(pid))
+
+
+def page_faults(pids: Sequence[int]) -> tuple[int, int]:
+    """Page faults so far of the bot processes and of their worker processes. A picture
+    process that gives its freed buffers back to the system faults them in again for the next
+    picture (about 290 faults, half of a Castles picture's CPU, before
+    ``cogs.picture_workers.keep_freed_memory``)."""
+    return (
+        sum(_faults(_stat(f"/proc/{pid}/stat")) for pid in pids),
+        sum(_faults(fields) for pid in pids for fields in _children(pid)),
+    )
 
 
 def load_average() -> float:
@@ -539,6 +567,9 @@ class Result:
     rate_limit_buckets: int = 0
     #: Pictures drawn during the moves (their CPU is ``workers_cpu_ms_per_move``).
     pictures_drawn: int = 0
+    #: Page faults (minor and major) per move in the bot processes and in their workers.
+    faults_per_move: float = 0.0
+    workers_faults_per_move: float = 0.0
     deployment: str = "1 process, SQLite"
     others_cpu_ms_per_move: dict[str, float] = field(default_factory=dict)
     #: This process's CPU per move: the fake Discord and the players (on a 2-core machine the
@@ -766,6 +797,7 @@ async def run_size(
                         collected_before[gen][1] += seconds
                 exempt, limited = fake.exempt_count, fake.limited_count
                 cpu_before = process_cpu(pids)
+                faults_before = page_faults(pids)
                 # The fake's world and the opened tables live to the end: out of the collector's
                 # walks, so the players' measurements are not held up by the harness's own
                 # full collections (100 ms and more at 1,000 tables).
@@ -797,6 +829,10 @@ async def run_size(
                 cpu, loop_cpu, workers_cpu = (
                     after - before
                     for after, before in zip(process_cpu(pids), cpu_before, strict=True)
+                )
+                faults, workers_faults = (
+                    after - before
+                    for after, before in zip(page_faults(pids), faults_before, strict=True)
                 )
                 others_cpu = {k: read() - others_before[k] for k, read in (others or {}).items()}
                 exempt, limited = fake.exempt_count - exempt, fake.limited_count - limited
@@ -920,6 +956,8 @@ async def run_size(
         cpu_ms_per_move=cpu * 1000 / total,
         loop_cpu_ms_per_move=loop_cpu * 1000 / total,
         workers_cpu_ms_per_move=workers_cpu * 1000 / total,
+        faults_per_move=faults / total,
+        workers_faults_per_move=workers_faults / total,
         exempt_per_move=exempt / total,
         limited_per_move=limited / total,
         rss_mb=rss,
@@ -1021,7 +1059,9 @@ def show(result: Result) -> None:
         f"{result.cpu_ms_per_move:.2f} ms/move ({result.loop_cpu_ms_per_move:.2f} on the loop's "
         f"thread) + {result.workers_cpu_ms_per_move:.2f} in its worker processes; requests per "
         f"move {result.exempt_per_move:.2f} "
-        f"exempt + {result.limited_per_move:.2f} rate-limited; bot RSS {result.rss_mb:.0f} MB; "
+        f"exempt + {result.limited_per_move:.2f} rate-limited; page faults per move "
+        f"{result.faults_per_move:.1f} + {result.workers_faults_per_move:.1f} in its workers; "
+        f"bot RSS {result.rss_mb:.0f} MB; "
         f"load average {result.load[0]:.1f} -> {result.load[1]:.1f}"
         + (f"; {result.unanswered} clicks NOT answered within 3 s" if result.unanswered else "")
         + (
