@@ -138,8 +138,10 @@ def engine_rows(seconds: float) -> tuple[list[Row], dict[str, list[Any]]]:
 
 
 def picture_rows(views: dict[str, list[Any]]) -> list[Row]:
+    from cogs.picture_workers import keep_freed_memory
     from presentation import get_renderer
 
+    keep_freed_memory()  # as the bot's picture processes draw (this process draws nothing else)
     rows = []
     for key, sample in views.items():
         renderer = get_renderer(key)

@@ -13,6 +13,7 @@ import sys
 import time
 from typing import Any
 
+from cogs.picture_workers import keep_freed_memory
 from engine.knights import GAME
 from presentation.knights_board import render_board_png, text_board
 
@@ -51,6 +52,7 @@ def timed(label: str, fn: Any, views: list[dict[str, Any]]) -> None:
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    keep_freed_memory()  # as the bot's picture processes draw
     views = random_views(count)
     start = time.perf_counter()
     render_board_png(views[0])  # the first call draws and caches the empty board and fonts
