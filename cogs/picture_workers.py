@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import ctypes.util
 import logging
 import multiprocessing
 import os
@@ -85,10 +84,10 @@ def keep_freed_memory() -> bool:
     ``munmap``, and trimming the heap's top), so every picture faulted its pages in again:
     about 290 page faults a Castles picture, half its CPU time (1.08 ms a picture in a loop;
     0.57 ms with this). A worker keeps the few MB it peaks at instead."""
-    name = ctypes.util.find_library("c")
     try:
-        mallopt = ctypes.CDLL(name).mallopt
-    except (OSError, AttributeError, TypeError):
+        # The process's own symbols, the C library's among them (no search for its file).
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError, TypeError):  # not there (musl, macOS); no CDLL(None)
         return False
     mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
     kept_blocks = mallopt(_M_MMAP_THRESHOLD, KEEP_BLOCKS_UP_TO)
