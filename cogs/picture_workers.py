@@ -179,7 +179,7 @@ class Worker:
             if not self.keeps_memory:
                 log.info(
                     "picture process %s: malloc cannot be told to keep freed memory (not "
-                    "glibc?); pictures cost about twice the CPU",
+                    "glibc?); a picture may cost up to twice the CPU",
                     self.process.pid,
                 )
             self.ready.set_result(None)

@@ -47,11 +47,28 @@ log = logging.getLogger("siege.seeks")
 THREAD_EXISTS_CODE = 160004
 #: ``/siege seeks`` shows at most this many (an embed's description holds 4,096 characters).
 LISTED = 20
+#: The open seeks ``/siege seeks`` looks through for those its viewer may see (seeks expire
+#: after a day; a server has far fewer open at once).
+LOOKED_AT = 500
 
 
 def when(stamp: str, style: str = "R") -> str:
     """A stored moment as Discord shows it to each reader ("in 23 hours")."""
     return f"<t:{int(datetime.fromisoformat(stamp).timestamp())}:{style}>"
+
+
+def visible_to(interaction: discord.Interaction[Any], channel_id: int) -> bool:
+    """Whether the member behind ``interaction`` may see the channel (or thread) ``channel_id``:
+    a seek in a channel hidden from them is not theirs to know of. The channel where they ask
+    they see; another one must be in the bot's cache with View Channel for them (a channel the
+    bot cannot find is not shown)."""
+    if channel_id == interaction.channel_id:
+        return True
+    guild, member = interaction.guild, interaction.user
+    if guild is None or not isinstance(member, discord.Member):
+        return False
+    channel = guild.get_channel_or_thread(channel_id)
+    return channel is not None and channel.permissions_for(member).view_channel
 
 
 def terms(seek: SeekRecord) -> str:
@@ -156,9 +173,11 @@ class Seeks:
         await self.store.set_seek_message(seek.id, message_id)
 
     async def listing(self, interaction: discord.Interaction[Any]) -> discord.Embed:
-        """``/siege seeks``: the server's open seeks, oldest first, each with a link."""
+        """``/siege seeks``: the server's open seeks that the viewer may see (:func:`visible_to`),
+        oldest first, each with a link."""
         assert interaction.guild_id is not None
-        seeks = await self.store.open_seeks(interaction.guild_id, LISTED + 1)
+        found = await self.store.open_seeks(interaction.guild_id, LOOKED_AT)
+        seeks = [seek for seek in found if visible_to(interaction, seek.channel_id)]
         embed = discord.Embed(title="Open seeks in this server", colour=discord.Colour(0xD4A017))
         if not seeks:
             embed.description = (

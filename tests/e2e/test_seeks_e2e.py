@@ -266,3 +266,27 @@ async def test_a_seek_survives_a_restart(world: World) -> None:
     table = await w.table()
     assert table.status == "running" and table.seats == (w.alice.id, w.bob.id)
     assert w.fake.latest(seek).buttons() == []
+
+
+async def test_the_listing_leaves_out_seeks_in_channels_the_viewer_cannot_see(
+    world: World,
+) -> None:
+    w = world
+    staff = w.guild.add_text_channel("staff", visible_to=[w.alice, w.bob])
+    await w.fake.settle()
+    handle = await w.alice.slash(staff, "siege seek", game="castles")
+    assert handle.response_message is not None and not handle.ephemeral, handle
+    await post_seek(w, w.bob, "king")  # in the channel everyone sees
+    await w.fake.settle()
+
+    # Carol may not see #staff: Alice's seek there is not hers to know of.
+    seen_by_carol = await refused(await w.carol.slash(w.channel, "siege seeks"))
+    assert "Siege the King" in seen_by_carol and f"<@{w.bob.id}>" in seen_by_carol
+    assert "Castles Besieged" not in seen_by_carol and f"<#{staff.id}>" not in seen_by_carol
+    assert f"<@{w.alice.id}>" not in seen_by_carol
+    # Bob may: both are listed, wherever he asks.
+    seen_by_bob = await refused(await w.bob.slash(w.channel, "siege seeks"))
+    assert "Castles Besieged" in seen_by_bob and f"<#{staff.id}>" in seen_by_bob
+    assert "Siege the King" in seen_by_bob
+    seen_in_staff = await refused(await w.alice.slash(staff, "siege seeks"))
+    assert "Castles Besieged" in seen_in_staff and "Siege the King" in seen_in_staff

@@ -32,6 +32,7 @@ THREAD_TYPES = frozenset({PUBLIC_THREAD, PRIVATE_THREAD})
 # Permission bits
 ADMINISTRATOR = 1 << 3
 MANAGE_GUILD = 1 << 5
+VIEW_CHANNEL = 1 << 10
 ALL_PERMISSIONS = discord.Permissions.all().value
 DEFAULT_EVERYONE_PERMISSIONS = discord.Permissions(
     create_instant_invite=True,
@@ -252,7 +253,7 @@ class FakeMember:
         self.joined_at = iso_now()
 
     def permissions(self) -> int:
-        """Guild-level permissions (no channel overwrites exist in the fake)."""
+        """Guild-level permissions (a channel's overwrites are not applied here)."""
         return self.guild.permissions_of(self.user)
 
     def payload(self, *, with_user: bool = True, with_permissions: bool = False) -> JSONDict:
@@ -307,6 +308,9 @@ class FakeChannel:
         self.recipient = recipient
         self.owner_id = owner_id
         self.topic = topic
+        #: Discord's ``permission_overwrites`` of a guild text channel (see
+        #: :meth:`FakeGuild.add_text_channel`'s ``visible_to``).
+        self.overwrites: list[JSONDict] = []
         self.last_message_id: int | None = None
         self.message_count = 0
         self.created_at = iso_now()
@@ -369,7 +373,7 @@ class FakeChannel:
             out.update(
                 {
                     "position": self.position,
-                    "permission_overwrites": [],
+                    "permission_overwrites": self.overwrites,
                     "nsfw": False,
                     "topic": self.topic,
                     "default_thread_rate_limit_per_user": 0,
@@ -416,7 +420,12 @@ class FakeGuild:
 
     # -- building the world -----------------------------------------------------------------
 
-    def add_text_channel(self, name: str, *, topic: str | None = None) -> FakeChannel:
+    def add_text_channel(
+        self, name: str, *, topic: str | None = None, visible_to: Iterable[FakeUser] | None = None
+    ) -> FakeChannel:
+        """A text channel; with ``visible_to``, a private one: View Channel denied to @everyone
+        and allowed to those users, as channel overwrites (in its payload, for the bot's
+        ``permissions_for``; the fake itself does not refuse anyone there)."""
         channel = FakeChannel(
             self.fake,
             id=self.fake.ids.next(),
@@ -426,6 +435,14 @@ class FakeGuild:
             position=len([c for c in self.channels if not c.is_thread]),
             topic=topic,
         )
+        if visible_to is not None:
+            channel.overwrites = [
+                {"id": str(self.id), "type": 0, "allow": "0", "deny": str(VIEW_CHANNEL)},
+                *(
+                    {"id": str(user.id), "type": 1, "allow": str(VIEW_CHANNEL), "deny": "0"}
+                    for user in visible_to
+                ),
+            ]
         self.channels.append(channel)
         self.fake.register_channel(channel)
         return channel
