@@ -506,17 +506,6 @@ def children_cpu_seconds(pid: int) -> float:
     return sum(_cpu(fields) for fields in _children(pid))
 
 
-def page_faults(pids: Sequence[int]) -> tuple[int, int]:
-    """Page faults so far of the bot processes and of their worker processes. A picture
-    process that gives its freed buffers back to the system faults them in again for the next
-    picture (about 290 faults, half of a Castles picture's CPU, before
-    ``cogs.picture_workers.keep_freed_memory``)."""
-    return (
-        sum(_faults(_stat(f"/proc/{pid}/stat")) for pid in pids),
-        sum(_faults(fields) for pid in pids for fields in _children(pid)),
-    )
-
-
 def load_average() -> float:
     """The machine's load average over the last minute (other processes' work included)."""
     with open("/proc/loadavg") as loadavg:
@@ -730,13 +719,20 @@ class Deployment:
         return f"{processes} over {self.shards} shards, {where}"
 
 
-def process_cpu(pids: Sequence[int]) -> tuple[float, float, float]:
-    """CPU seconds of the bot processes: all their threads, their main threads (the event
-    loops), their worker processes."""
+def process_figures(pids: Sequence[int]) -> tuple[float, float, float, int, int]:
+    """So far, for the bot processes: CPU seconds of all their threads, of their main threads
+    (the event loops) and of their worker processes; page faults of theirs and of their
+    workers'. (A picture process that gives its freed buffers back to the system faults them
+    in again for the next picture: about 290 faults, half of a Castles picture's CPU, before
+    ``cogs.picture_workers.keep_freed_memory``.)"""
+    own = [_stat(f"/proc/{pid}/stat") for pid in pids]
+    workers = [fields for pid in pids for fields in _children(pid)]
     return (
-        sum(cpu_seconds(pid) for pid in pids),
+        sum(_cpu(fields) for fields in own),
         sum(cpu_seconds(pid, pid) for pid in pids),
-        sum(children_cpu_seconds(pid) for pid in pids),
+        sum(_cpu(fields) for fields in workers),
+        sum(_faults(fields) for fields in own),
+        sum(_faults(fields) for fields in workers),
     )
 
 
@@ -796,8 +792,7 @@ async def run_size(
                         collected_before[gen][0] += n
                         collected_before[gen][1] += seconds
                 exempt, limited = fake.exempt_count, fake.limited_count
-                cpu_before = process_cpu(pids)
-                faults_before = page_faults(pids)
+                figures_before = process_figures(pids)
                 # The fake's world and the opened tables live to the end: out of the collector's
                 # walks, so the players' measurements are not held up by the harness's own
                 # full collections (100 ms and more at 1,000 tables).
@@ -826,13 +821,9 @@ async def run_size(
                 gc.enable()
                 harness_garbage = gc.collect()
                 gc.unfreeze()
-                cpu, loop_cpu, workers_cpu = (
-                    after - before
-                    for after, before in zip(process_cpu(pids), cpu_before, strict=True)
-                )
-                faults, workers_faults = (
-                    after - before
-                    for after, before in zip(page_faults(pids), faults_before, strict=True)
+                figures_after = process_figures(pids)
+                cpu, loop_cpu, workers_cpu, faults, workers_faults = (
+                    now - then for now, then in zip(figures_after, figures_before, strict=True)
                 )
                 others_cpu = {k: read() - others_before[k] for k, read in (others or {}).items()}
                 exempt, limited = fake.exempt_count - exempt, fake.limited_count - limited
