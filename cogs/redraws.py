@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,7 +75,10 @@ class Redraws:
         self.workers = workers
         self._pending: OrderedDict[int, Redraw] = OrderedDict()  # by table id, oldest first
         self._busy: set[int] = set()  # tables a worker is redrawing now
-        self._wake = asyncio.Event()
+        #: Idle workers, each waiting on its own future: a push wakes one of them, not all
+        #: (with one shared event every idle worker woke for every redraw, and all but one
+        #: went back to sleep: some fifteen task steps a move for nothing).
+        self._sleepers: deque[asyncio.Future[None]] = deque()
         self._tasks: list[asyncio.Task[None]] = []
         self._idle = asyncio.Event()
         self._idle.set()
@@ -91,7 +94,7 @@ class Redraws:
         else:
             self._pending[table_id] = redraw
         self._idle.clear()
-        self._wake.set()
+        self._wake_one()
         if not self._tasks:
             self._tasks = [
                 asyncio.get_running_loop().create_task(self._work(), name=f"redraws-{n}")
@@ -119,22 +122,39 @@ class Redraws:
                 return self._pending.pop(table_id)
         return None
 
+    def _runnable(self) -> bool:
+        """Whether a pending redraw's table is free (at most ``workers`` tables are busy)."""
+        return any(table_id not in self._busy for table_id in self._pending)
+
+    def _wake_one(self) -> None:
+        """Wake one idle worker, if one is idle (a busy one takes the next redraw itself
+        when it is done)."""
+        while self._sleepers:
+            sleeper = self._sleepers.popleft()
+            if not sleeper.done():
+                sleeper.set_result(None)
+                return
+
     async def _work(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             redraw = self._next()
             if redraw is None:
                 if not self._pending and not self._busy:
                     self._idle.set()
-                self._wake.clear()
-                await self._wake.wait()
+                sleeper = loop.create_future()
+                self._sleepers.append(sleeper)
+                await sleeper
                 continue
+            if self._sleepers and self._runnable():
+                self._wake_one()  # more than this worker's share to do: another one takes it
             try:
                 await self._run(redraw)
             except Exception:
                 log.exception("redraw of table %s failed", redraw.table.id)
             finally:
+                # The worker takes the next redraw itself (its table's next one among them).
                 self._busy.discard(redraw.table.id)
-                self._wake.set()  # its table's next redraw may go now
 
     async def close(self) -> None:
         for task in self._tasks:

@@ -67,6 +67,56 @@ async def test_no_more_redraws_run_at_once_than_there_are_workers() -> None:
     await redraws.close()
 
 
+async def test_a_push_wakes_one_idle_worker_and_the_others_sleep_on() -> None:
+    """Idle workers are not all woken for every redraw (with one shared event each push woke
+    all eight, and seven went back to sleep): one takes it; a queue longer than the workers
+    awake wakes more, until every redraw that can go has a worker."""
+    looked = 0
+    release = asyncio.Event()
+    done: list[int] = []
+
+    async def run(redraw: Redraw) -> None:
+        await release.wait()
+        done.append(redraw.table.id)
+
+    redraws = Redraws(run, workers=8)
+    next_redraw = redraws._next
+
+    def counted() -> Redraw | None:
+        nonlocal looked
+        looked += 1
+        return next_redraw()
+
+    redraws._next = counted  # type: ignore[method-assign]
+    redraws.push(Redraw(table(1, 1), notify=None))  # starts the eight workers
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    looked = 0
+    release.set()
+    await redraws.idle()
+    release.clear()
+    for ply in range(2, 12):  # a redraw at a time, each done before the next comes
+        looked = 0
+        redraws.push(Redraw(table(1, ply), notify=None))
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert looked == 1  # one worker woke and took it; seven slept on
+        release.set()
+        await redraws.idle()
+        release.clear()
+    # Five at once, each of its own table: five workers run them together.
+    for table_id in range(2, 7):
+        redraws.push(Redraw(table(table_id, 1), notify=None))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert len(redraws._busy) == 5 and redraws.waiting == 0
+    release.set()
+    await redraws.idle()
+    assert sorted(done[-5:]) == [2, 3, 4, 5, 6]
+    assert not redraws.busy
+    await redraws.close()
+
+
 async def test_a_redraw_that_fails_is_logged_and_the_queue_goes_on() -> None:
     done: list[int] = []
 
