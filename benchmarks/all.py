@@ -18,8 +18,8 @@ The bot's own share of a move is its process's CPU per move (the event loop and 
 minus the floor for the requests the move actually made: the floor's "answer with a picture"
 (a click received and answered) plus, for each further request, what one more request of the
 floor's "move" costs. A paced load run is compared with the floor paced at the same rate,
-measured twice, before and after the load runs (their mean: the paced floor moves by a fifth
-over a quarter of an hour on a shared machine, and the load runs lie between the two).
+measured just before it and just after it (their mean: the paced floor moves by a fifth over a
+quarter of an hour on a shared machine, and the bot's CPU moves with it).
 
 ``--quick`` runs small versions of everything (a few minutes instead of about half an hour) and
 says so in the table; ``--strength`` adds ``computer_strength.py`` (slow).
@@ -419,7 +419,9 @@ def debug_rows(r: dict[str, Any]) -> list[Row]:
     return loaded(rows, f"{r['load'][0]:.1f}-{r['load'][1]:.1f}")
 
 
-def load_result_rows(r: dict[str, Any], floors: Floors) -> list[Row]:
+def load_result_rows(r: dict[str, Any], floor: Floor | None) -> list[Row]:
+    """The rows of one load run; ``floor``: the floor it is compared with (its paced floor for a
+    paced run, else the unpaced one)."""
     if r["slow_callbacks"] is not None:
         return debug_rows(r)
     name = run_name(r)
@@ -428,9 +430,6 @@ def load_result_rows(r: dict[str, Any], floors: Floors) -> list[Row]:
     ceiling = big and r["rate"] > 100
     paced = 0 < r["rate"] <= 100
     requests = r["exempt_per_move"] + r["limited_per_move"]
-    # A paced run is compared with the floor paced at the same rate, the others with the
-    # unpaced floor (request_floor.py's docstring says why they differ).
-    floor = floors.get(r["rate"] if paced else 0)
     floor_ms = floor.of(requests) if floor is not None else None
     rows = [
         Row(
@@ -537,78 +536,96 @@ def load_result_rows(r: dict[str, Any], floors: Floors) -> list[Row]:
 def load_rows(
     quick: bool,
     floors: Floors,
-    floor_after: Callable[[], tuple[list[Row], Floor | None]] | None = None,
+    floor_again: Callable[[str], tuple[list[Row], Floor | None]] | None = None,
 ) -> list[Row]:
-    """The load runs (``table_load.py``). With ``floor_after``, the paced floor is measured
-    again after them, and the paced runs are compared with the mean of the two measures: the
+    """The load runs (``table_load.py``), in three: one table unpaced and the smaller paced
+    run; the larger paced run; the ceiling and the asyncio debug-mode run. With
+    ``floor_again``, the paced floor is measured again after each paced run, so each is
+    compared with the mean of the paced floors measured just before and just after it: the
     paced floor of one machine moves by a fifth from one quarter of an hour to the next, and
-    the runs it is compared with lie between the two."""
+    the bot's CPU with it (five floor / load / floor sequences of 100 tables: the two rose and
+    fell together in four)."""
     # (tables, moves each, clicks/s): the size comparison's two paced runs, the ceiling, and
-    # last the run the asyncio debug-mode run repeats (the larger paced one).
+    # last the run the asyncio debug-mode run repeats (the larger, at the paced rate).
     small, large = (20, 200) if quick else (100, 1000)
     # 12 moves a table: with 5 the paced runs were mostly the games' starts (the DM panels by
-    # the rate-limited routes, every table's buckets at once), not the play that follows.
+    # the rate-limited routes, every table's buckets at once), not the play that follows. The
+    # smaller run plays 48 (4,800 moves): its p99, the size comparison's divisor, was the
+    # 12th slowest of 1,200 moves, and one millisecond of it moved the ratio by a sixth.
     paced_moves = 12
-    plan = [
-        (1, 40 if quick else 100, 0),
-        (small, paced_moves, PACED_RATE),
-        (large, 5 if quick else 6, 200),
-        (large, paced_moves, PACED_RATE),
+    runs = [
+        [(1, 40 if quick else 100, 0), (small, paced_moves if quick else 48, PACED_RATE)],
+        [(large, paced_moves, PACED_RATE)],
+        [(large, 5 if quick else 6, 200)],
     ]
-    args = [
-        "--sizes",
-        ",".join(str(t) for t, _, _ in plan),
-        "--moves",
-        ",".join(str(m) for _, m, _ in plan),
-        "--rates",
-        ",".join(str(r) for _, _, r in plan),
-        "--debug-loop",
-        "--debug-rate",
-        str(PACED_RATE),
-        "--debug-moves",
-        "3",  # debug mode halves what the bot carries: fewer moves keep the run short
-    ]
-    # The debug-mode run repeats the last size; at the paced rate, with that size's moves.
-    out = run("table_load.py", args, 1200 if quick else 2400)
-    results = sizes(out)
-    if not results:
-        return [Row("load", "table_load.py", "failed", "", False)]
     rows: list[Row] = []
+    results: list[tuple[dict[str, Any], Floor | None]] = []
     before = floors.get(PACED_RATE)
-    if floor_after is not None and before is not None:
-        rows, after = floor_after()
-        if after is not None:
-            floors[PACED_RATE] = Floor.mean(before, after)
-            rows.append(
-                Row(
-                    "floor",
-                    f"a move's requests paced at {PACED_RATE}/s, before / after the load runs:"
-                    " their mean is the paced runs' floor",
-                    f"{before.move_ms:.2f} / {after.move_ms:.2f} ms",
-                    "",
-                    None,
-                    floor=f"{floors[PACED_RATE].move_ms:.2f} ms",
+    for k, plan in enumerate(runs):
+        args = [
+            "--sizes",
+            ",".join(str(t) for t, _, _ in plan),
+            "--moves",
+            ",".join(str(m) for _, m, _ in plan),
+            "--rates",
+            ",".join(str(r) for _, _, r in plan),
+        ]
+        if k == len(runs) - 1:
+            # The debug-mode run repeats the last size, at the paced rate.
+            args += ["--debug-loop", "--debug-rate", str(PACED_RATE), "--debug-moves", "3"]
+            # (debug mode halves what the bot carries: fewer moves keep the run short)
+        out = run("table_load.py", args, 1200 if quick else 2400)
+        found = sizes(out)
+        if not found:
+            rows.append(Row("load", f"table_load.py {' '.join(args[:6])}", "failed", "", False))
+        floor = before
+        paced = [r for r in found if r["rate"] == PACED_RATE and r["slow_callbacks"] is None]
+        if paced and floor_again is not None:
+            tables = ", ".join(f"{r['tables']:,}" for r in paced)
+            again, after = floor_again(f", after the {tables}-table paced run")
+            rows += again
+            if after is not None:
+                floor = after if before is None else Floor.mean(before, after)
+                rows.append(
+                    Row(
+                        "floor",
+                        f"a move's requests paced at {PACED_RATE}/s, just before / after the "
+                        f"{tables}-table paced run: their mean is its floor",
+                        f"{before.move_ms:.2f} / {after.move_ms:.2f} ms"
+                        if before is not None
+                        else f"- / {after.move_ms:.2f} ms",
+                        "",
+                        None,
+                        floor=f"{floor.move_ms:.2f} ms",
+                    )
                 )
-            )
-    rows += [row for r in results for row in load_result_rows(r, floors)]
-    paced = {
-        r["tables"]: r for r in results if r["rate"] == PACED_RATE and r["slow_callbacks"] is None
+                before = after
+        for r in found:
+            paced_run = 0 < r["rate"] <= 100
+            # A paced run is compared with the floor paced at the same rate, the others with
+            # the unpaced floor (request_floor.py's docstring says why they differ).
+            results.append((r, floor if paced_run else floors.get(0)))
+    rows += [row for r, floor in results for row in load_result_rows(r, floor)]
+    paced_runs = {
+        r["tables"]: r
+        for r, _ in results
+        if r["rate"] == PACED_RATE and r["slow_callbacks"] is None
     }
-    if small in paced and large in paced:
-        a, b = paced[small], paced[large]
+    if small in paced_runs and large in paced_runs:
+        a, b = paced_runs[small], paced_runs[large]
         ratio = b["p99_ms"] / a["p99_ms"] if a["p99_ms"] else float("inf")
         rows.append(
             Row(
                 "load",
                 f"size does not cost: p99 at {large:,} tables / at {small:,}, both at "
-                f"{PACED_RATE}/s",
-                f"x{ratio:.2f} ({b['p99_ms']:.0f} / {a['p99_ms']:.0f} ms)",
+                f"{PACED_RATE}/s ({b['moves']:,} / {a['moves']:,} moves)",
+                f"x{ratio:.2f} ({b['p99_ms']:.1f} / {a['p99_ms']:.1f} ms)",
                 f"<= x{SIZE_P99_RATIO}",
                 ratio <= SIZE_P99_RATIO,
                 load=f"{b['load'][0]:.1f}",
             )
         )
-    missing = len(plan) + 1 - len(results)
+    missing = sum(len(plan) for plan in runs) + 1 - len(results)
     if missing:
         rows.append(
             Row("load", "table_load.py runs that gave no figures", str(missing), "0", False)
@@ -771,9 +788,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("floor", floor_runs),
         (
             "load",
-            lambda: load_rows(
-                quick, floors, lambda: floor_rows(quick, PACED_RATE, ", after the load runs")
-            ),
+            lambda: load_rows(quick, floors, lambda when: floor_rows(quick, PACED_RATE, when)),
         ),
         ("scale-out", lambda: scale_out_rows(quick, floors.get(0))),
     ):
