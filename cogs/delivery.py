@@ -40,9 +40,13 @@ UNKNOWN_MESSAGE_CODE = 10008
 REPLACED = "Done. That message was just replaced by a newer one: use the newest."
 
 
-def fingerprint(kwargs: dict[str, Any], image: tuple[str, bytes] | None) -> str:
+def fingerprint(
+    kwargs: dict[str, Any], image: tuple[str, bytes] | None, image_print: str | None = None
+) -> str:
     """What a message shows, as a short digest: content, embed, components and the picture's
-    name and bytes (``kwargs`` as given to ``send``/``edit``)."""
+    name and bytes (``kwargs`` as given to ``send``/``edit``). ``image_print``: what identifies
+    the picture, taken in place of its bytes (the same picture always has the same one, and
+    two pictures never share one)."""
     embed = kwargs.get("embed")
     view = kwargs.get("view")
     shown = {
@@ -55,7 +59,10 @@ def fingerprint(kwargs: dict[str, Any], image: tuple[str, bytes] | None) -> str:
     )
     if image is not None:
         digest.update(image[0].encode())
-        digest.update(image[1])
+        if image_print is not None:
+            digest.update(b"\0drawn from\0" + image_print.encode())
+        else:
+            digest.update(image[1])
     return digest.hexdigest()
 
 

@@ -62,6 +62,9 @@ class Parts:
     mentions: discord.AllowedMentions = field(default_factory=lambda: NO_MENTIONS)
     image: tuple[str, bytes] | None = None  # (file name, PNG) shown as the embed's image
     alt: str | None = None  # the picture's alt text: the position in words
+    #: What identifies the picture (:meth:`cogs.pictures.Pictures.render_keyed`): fingerprinted
+    #: in place of its bytes.
+    image_print: str | None = field(default=None, repr=False, compare=False)
     _print: str | None = field(default=None, repr=False, compare=False)
 
     def __del__(self) -> None:
@@ -95,7 +98,7 @@ class Parts:
         out once: parts are not changed once they are sent."""
         if self._print is None:
             shown = {"content": self.content, "embed": self.embed, "view": self.view}
-            self._print = fingerprint(shown, self.image)
+            self._print = fingerprint(shown, self.image, self.image_print)
         return self._print
 
     def send_kwargs(self) -> dict[str, Any]:

@@ -223,8 +223,9 @@ class Panels:
         image = None
         alt = None
         picture = None
+        image_print = None
         if renderer.panel_pictures:
-            picture = await self.pictures.render(
+            picture, image_print = await self.pictures.render_keyed(
                 f"{table.game}:panel", renderer.panel_image, view, legal, stage
             )
         if picture is not None:
@@ -236,6 +237,7 @@ class Panels:
             view=layout(table.id, table.ply, controls, extra),
             image=image,
             alt=alt,
+            image_print=image_print,
         )
 
     # -- DM panels -------------------------------------------------------------------------------

@@ -109,7 +109,7 @@ class TableView:
         last_events = await self.last_events(table)
         plain = await plain_names(self.store, table.seats)
         drawn = with_ending(view, table.ending, table.seat_of(table.ended_by or 0))
-        png = await self.pictures.render(
+        png, image_print = await self.pictures.render_keyed(
             table.game, renderer.table_image, drawn, last_events, plain
         )
         if png is not None:
@@ -131,7 +131,14 @@ class TableView:
             people = [uid for uid in table.seats if not computers.is_computer(uid)]
             again = "Play again" if len(people) == 1 and len(table.seats) > 1 else None
             buttons.add_item(TableButton(table.id, "rematch", label=again))
-            return Parts(content=line, embed=embed, view=buttons, image=image, alt=alt)
+            return Parts(
+                content=line,
+                embed=embed,
+                view=buttons,
+                image=image,
+                alt=alt,
+                image_print=image_print,
+            )
         to_act = game.to_act(state)
         assert to_act is not None
         legal = game.legal_actions(state, to_act)
@@ -164,6 +171,7 @@ class TableView:
             mentions=USER_MENTIONS,
             image=image,
             alt=alt,
+            image_print=image_print,
         )
 
     def lobby_parts(self, table: TableRecord) -> Parts:

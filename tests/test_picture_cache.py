@@ -53,3 +53,40 @@ async def test_two_flows_asking_at_once_share_one_drawing_and_errors_reach_both(
     with pytest.raises(ValueError, match="no such board"):
         await pictures.render("knights", broken, {"ply": 4})
     assert pictures.drawn == 1
+
+
+async def test_a_pictures_print_names_its_drawing_and_what_it_was_drawn_from() -> None:
+    """What a message's fingerprint takes in place of the picture's bytes: the same for the
+    same drawing of the same arguments (drawn or kept), different for anything else."""
+    pictures = Pictures()
+
+    def draw(view: dict[str, int]) -> bytes:
+        return f"board {view['ply']}".encode()
+
+    def other(view: dict[str, int]) -> bytes:
+        return f"panel {view['ply']}".encode()
+
+    first, print_ = await pictures.render_keyed("castles", draw, {"ply": 1})
+    kept, again = await pictures.render_keyed("castles", draw, {"ply": 1})
+    assert first == kept == b"board 1" and print_ == again and pictures.drawn == 1
+    assert "draw" in print_ and print_.startswith(__name__)
+    prints = {
+        print_,
+        (await pictures.render_keyed("castles", draw, {"ply": 2}))[1],
+        (await pictures.render_keyed("king", draw, {"ply": 1}))[1],
+        (await pictures.render_keyed("castles:panel", other, {"ply": 1}))[1],
+    }
+    assert len(prints) == 4
+
+
+def test_a_fingerprint_with_the_pictures_print_does_not_read_its_bytes() -> None:
+    from cogs.delivery import fingerprint
+
+    shown = {"content": "Alice, it's your turn."}
+    one = fingerprint(shown, ("t.png", b"PNG one"), "draw:castles:aa")
+    assert fingerprint(shown, ("t.png", b"PNG two"), "draw:castles:aa") == one
+    assert fingerprint(shown, ("t.png", b"PNG one"), "draw:castles:bb") != one
+    assert fingerprint(shown, ("u.png", b"PNG one"), "draw:castles:aa") != one
+    # Without a print the bytes decide, and a print never passes for bytes.
+    bare = fingerprint(shown, ("t.png", b"PNG one"))
+    assert bare != fingerprint(shown, ("t.png", b"PNG two")) and bare != one

@@ -86,7 +86,7 @@ async def test_a_slow_picture_is_deferred_then_shown(
     table, message = await open_game(w, dealer=DEALER_BOB)
     held = Held()
     pictures = w.running.hall.pictures
-    monkeypatch.setattr(pictures, "render", held.wrap(pictures.render))
+    monkeypatch.setattr(pictures, "render_keyed", held.wrap(pictures.render_keyed))
     click = w.alice.click(message, _draw_label(table.running_state()))
     handle = await past_the_budget(w, held, click)
     assert handle.response_type == DEFERRED_UPDATE_MESSAGE
