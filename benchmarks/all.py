@@ -546,8 +546,9 @@ def load_rows(
     the bot's CPU with it (five floor / load pairs of 100 tables in a row: the bot's CPU a move
     3.77-4.54 ms, the floor's move 1.98-2.43 ms, the two in step in three of the four changes
     from one pair to the next)."""
-    # (tables, moves each, clicks/s): the size comparison's two paced runs, the ceiling, and
-    # last the run the asyncio debug-mode run repeats (the larger, at the paced rate).
+    # (tables, moves each, clicks/s), in three calls of table_load.py: the size comparison's
+    # two paced runs apart (each between two paced floors), then the ceiling, whose size the
+    # asyncio debug-mode run repeats at the paced rate.
     small, large = (20, 200) if quick else (100, 1000)
     # 12 moves a table: with 5 the paced runs were mostly the games' starts (the DM panels by
     # the rate-limited routes, every table's buckets at once), not the play that follows. The
