@@ -314,7 +314,7 @@ class Floor:
 
     @classmethod
     def mean(cls, a: Floor, b: Floor) -> Floor:
-        """The floor between two measures of it (before and after the load runs)."""
+        """The floor between two measures of it (just before and just after a paced run)."""
         return cls(
             answer_ms=(a.answer_ms + b.answer_ms) / 2,
             per_request_ms=(a.per_request_ms + b.per_request_ms) / 2,
@@ -533,6 +533,12 @@ def load_result_rows(r: dict[str, Any], floor: Floor | None) -> list[Row]:
     return loaded(rows, load)
 
 
+def is_paced_run(r: dict[str, Any]) -> bool:
+    """Whether a load run is one of the paced runs compared with the paced floor (the
+    asyncio debug-mode run, paced too, measures only its callbacks)."""
+    return bool(r["rate"] == PACED_RATE and r["slow_callbacks"] is None)
+
+
 def load_rows(
     quick: bool,
     floors: Floors,
@@ -581,7 +587,7 @@ def load_rows(
         if not found:
             rows.append(Row("load", f"table_load.py {' '.join(args[:6])}", "failed", "", False))
         floor = before
-        paced = [r for r in found if r["rate"] == PACED_RATE and r["slow_callbacks"] is None]
+        paced = [r for r in found if is_paced_run(r)]
         if paced and floor_again is not None:
             tables = ", ".join(f"{r['tables']:,}" for r in paced)
             again, after = floor_again(f", after the {tables}-table paced run")
@@ -608,11 +614,7 @@ def load_rows(
             # the unpaced floor (request_floor.py's docstring says why they differ).
             results.append((r, floor if paced_run else floors.get(0)))
     rows += [row for r, floor in results for row in load_result_rows(r, floor)]
-    paced_runs = {
-        r["tables"]: r
-        for r, _ in results
-        if r["rate"] == PACED_RATE and r["slow_callbacks"] is None
-    }
+    paced_runs = {r["tables"]: r for r, _ in results if is_paced_run(r)}
     if small in paced_runs and large in paced_runs:
         a, b = paced_runs[small], paced_runs[large]
         ratio = b["p99_ms"] / a["p99_ms"] if a["p99_ms"] else float("inf")
