@@ -135,10 +135,7 @@ class Clockwork:
             return
         embed = await self.turns(user_id)
         embed.title = "Your daily digest: games waiting for your move"
-        try:
-            channel = await self.client.create_dm(discord.Object(user_id))
-            await channel.send(embed=embed)
-        except discord.HTTPException:
+        if await self.hall.dm_message(user_id, embed=embed) is None:
             log.info("the daily digest could not be sent to a player")
 
     async def turns(self, user_id: int) -> discord.Embed:

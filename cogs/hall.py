@@ -22,6 +22,7 @@ import discord
 from cogs.closing import Closing
 from cogs.deadline import Deadline
 from cogs.delivery import Delivery
+from cogs.dm_channels import DmChannels
 from cogs.endings import Endings
 from cogs.flow import Guard, Hooks, Locks, Parts, Thinking, mention, turn_passed_to
 from cogs.lobby import Lobby
@@ -65,13 +66,15 @@ class Hall:
         self.guard = guard = Guard(store, self.deadline, self.hooks)
         #: Game threads: where a new table opens, and archived once its game is over.
         self.threads = threads = Threads(client, store)
+        #: Each player's DM channel, by id: a DM goes out without asking Discord for it.
+        self.dms = dms = DmChannels(client)
         self.panels = panels = Panels(
-            client, store, self.delivery, self.pictures, self.locks, guard
+            client, store, self.delivery, self.pictures, self.locks, guard, dms
         )
         self.tables = tables = TableView(
             client, store, self.delivery, self.pictures, self.locks, panels, threads
         )
-        self.notices = notices = Notices(client, store, self.delivery)
+        self.notices = notices = Notices(client, store, self.delivery, dms)
         self.lobby = lobby = Lobby(
             client, store, self.delivery, guard, self.hooks, tables, panels, notices, threads
         )
@@ -102,6 +105,7 @@ class Hall:
         self.set_dms = panels.set_dms
         self.on_hand = panels.on_hand
         self.dm = notices.dm
+        self.dm_message = notices.dm_message
         self.turn_ping = notices.turn_ping
         self.open_table = lobby.open_table
         self.post_new_table = lobby.post_new_table

@@ -12,6 +12,7 @@ from typing import Any
 import discord
 
 from cogs.delivery import Delivery
+from cogs.dm_channels import DmChannels
 from cogs.flow import DM_CLOSED_CODE, NO_MENTIONS, USER_MENTIONS, Reached, jump_url, mention
 from storage import Store, TableRecord, computers
 
@@ -21,25 +22,31 @@ log = logging.getLogger("siege.hall")
 class Notices:
     """Sends turn pings and DMs."""
 
-    def __init__(self, client: discord.Client, store: Store, delivery: Delivery) -> None:
+    def __init__(
+        self, client: discord.Client, store: Store, delivery: Delivery, dms: DmChannels
+    ) -> None:
         self.client = client
         self.store = store
         self.delivery = delivery
+        self.dms = dms
 
     async def dm(self, user_id: int, text: str) -> bool:
         """A new DM; ``False`` when it cannot be sent (closed DMs are remembered)."""
+        return await self.dm_message(user_id, content=text) is not None
+
+    async def dm_message(self, user_id: int, **kwargs: Any) -> discord.Message | None:
+        """A new DM (``kwargs`` as ``send`` takes them; it mentions nobody); ``None`` when it
+        cannot be sent (closed DMs are remembered)."""
         if computers.is_computer(user_id):
-            return False
+            return None
         try:
-            channel = await self.client.create_dm(discord.Object(user_id))
-            await channel.send(text, allowed_mentions=NO_MENTIONS)
+            return await self.dms.send(user_id, allowed_mentions=NO_MENTIONS, **kwargs)
         except discord.Forbidden as exc:
             if exc.code == DM_CLOSED_CODE:
                 await self.store.set_dm_mode(user_id, "closed")
-            return False
+            return None
         except discord.HTTPException:
-            return False
-        return True
+            return None
 
     async def turn_ping(
         self,

@@ -141,7 +141,7 @@ class Offers:
         )
         sent = None
         if await self.store.dm_mode(user.id) == "on":
-            sent = await self._dm(user.id, invite, buttons(offer.id))
+            sent = await self.notices.dm_message(user.id, content=invite, view=buttons(offer.id))
         if sent is not None:
             await self.store.set_offer_message(offer.id, sent.channel.id, sent.id)
             await interaction.response.send_message(
@@ -288,18 +288,6 @@ class Offers:
             await channel.send(text, allowed_mentions=USER_MENTIONS)
         except discord.HTTPException:
             log.warning("offer %s: could not post a notice", offer.id)
-
-    async def _dm(self, user_id: int, text: str, view: discord.ui.View) -> discord.Message | None:
-        """A DM with buttons; ``None`` when it cannot be sent (closed DMs are remembered)."""
-        try:
-            channel = await self.client.create_dm(discord.Object(user_id))
-            return await channel.send(text, view=view, allowed_mentions=NO_MENTIONS)
-        except discord.Forbidden as exc:
-            if exc.code == 50007:
-                await self.store.set_dm_mode(user_id, "closed")
-            return None
-        except discord.HTTPException:
-            return None
 
 
 __all__ = ["OFFER_ITEMS", "OfferButton", "Offers"]

@@ -17,6 +17,7 @@ import discord
 
 from cogs.components import layout, link_button, table_button
 from cogs.delivery import Delivery
+from cogs.dm_channels import DmChannels
 from cogs.flow import (
     DM_CLOSED_CODE,
     USER_MENTIONS,
@@ -58,8 +59,11 @@ class Panels:
         pictures: Pictures,
         locks: Locks,
         guard: Guard,
+        dms: DmChannels,
     ) -> None:
         self.client = client
+        #: Each player's DM channel, by id (a fresh panel is sent without asking Discord).
+        self.dms = dms
         self.store = store
         self.delivery = delivery
         self.pictures = pictures
@@ -311,6 +315,7 @@ class Panels:
         try:
             old = None
             if stored is not None:
+                self.dms.note(user_id, stored[0])
                 dm = self.client.get_partial_messageable(
                     stored[0], type=discord.ChannelType.private
                 )
@@ -329,9 +334,8 @@ class Panels:
             # their DMs it is also exempt from the rate limit.
             sent = await self.delivery.send_dm(user_id, parts.send_kwargs())
             if sent is None:
-                channel = await self.client.create_dm(discord.Object(user_id))
-                message = await channel.send(**parts.send_kwargs())
-                sent = channel.id, message.id
+                message = await self.dms.send(user_id, **parts.send_kwargs())
+                sent = message.channel.id, message.id
             self.delivery.shown(sent[1], parts.fingerprint())
             await self.store.set_dm_panel(table.id, user_id, *sent)
             if retry:  # their DMs are open again: panels go there from now on
