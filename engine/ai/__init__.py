@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from engine import GAMES
-from engine.ai.computer import Anchored, Computer
+from engine.ai.computer import Computer
 from engine.ai.search import Deadline, Model, ismcts
 from engine.declaration import COMPUTER_LEVELS
 from engine.rules import Action
@@ -138,12 +138,7 @@ def choose(
     if level == "easy" and budget is None and "easy" not in computer.budgets:
         return easy_action(model, seat, rng)
     iterations = budget if budget is not None else computer.budgets[level]
-    anchor = None
-    if level in computer.anchored and isinstance(model, Anchored):
-        anchor = model.anchor(rng)
-    return ismcts(
-        model, seat, iterations, rng, deadline=deadline, anchor=anchor, guided=computer.guided
-    )
+    return ismcts(model, seat, iterations, rng, deadline=deadline, guided=computer.guided)
 
 
 def easy_action(model: Model, seat: int, rng: random.Random) -> Action:

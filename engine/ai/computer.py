@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 from engine.ai.search import Deadline, Model
 from engine.rules import Action
@@ -76,9 +76,7 @@ class Computer:
 
     ``budgets`` are the search iterations per level (plies for a search of its own); a level
     with no budget plays the model's playout policy (:func:`engine.ai.easy_action`).
-    ``anchored`` are the levels whose search keeps the model's rule-of-thumb move
-    (``model.anchor(rng)``) unless it finds one clearly better (for a game of dice; Castles'
-    hard used it before its rollout search). ``guided``: the search widens a node one reply at
+    ``guided``: the search widens a node one reply at
     a time, the playout policy's first (:func:`engine.ai.search.ismcts`).
 
     A game may have a model, a search of its own, or both: then ``search_levels`` are the levels
@@ -90,7 +88,6 @@ class Computer:
     search: Search | None = None
     legal_from_view: LegalFromView | None = None
     reason: Reason | None = None
-    anchored: frozenset[str] = field(default_factory=frozenset)
     guided: bool = False
     search_levels: frozenset[str] = field(default_factory=frozenset)
 
@@ -108,10 +105,3 @@ class Computer:
         """Whether the game's own search plays ``level`` (else the model, by the shared
         :func:`engine.ai.search.ismcts` or its playout policy)."""
         return self.search is not None and (self.model is None or level in self.search_levels)
-
-
-@runtime_checkable
-class Anchored(Protocol):
-    """A model with a rule-of-thumb move for its search to beat (see ``Computer.anchored``)."""
-
-    def anchor(self, rng: random.Random) -> Action: ...

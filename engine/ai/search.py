@@ -105,15 +105,9 @@ def ismcts(
     *,
     exploration: float = 0.7,
     deadline: Deadline | None = None,
-    anchor: Action | None = None,
-    margin: float = 0.03,
     guided: bool = False,
 ) -> Action:
     """The most visited root action after ``iterations`` iterations (or until ``deadline()``).
-
-    With an ``anchor`` (a heuristic's choice), the search overrules it only for an action whose
-    mean reward beats the anchor's by ``margin``: in a game of dice, a few hundred noisy
-    playouts should not talk a good rule of thumb out of its move on a small difference.
 
     ``guided``: below the root, a node grows one child at a time as its visits grow (at most
     1 + √visits children, progressive widening), first the playout policy's action (the reply
@@ -141,11 +135,6 @@ def ismcts(
         sorted(root.children.items()),
         key=lambda item: (item[1].visits, item[1].total),
     )
-    if anchor is not None and action_key(anchor) in root.children:
-        held = root.children[action_key(anchor)]
-        chosen = best[1]
-        if chosen.total / chosen.visits < held.total / held.visits + margin:
-            return by_key[action_key(anchor)]
     return by_key[best[0]]
 
 
