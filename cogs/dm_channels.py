@@ -3,11 +3,11 @@ asking Discord which channel it is.
 
 discord.py keeps the 128 DM channels it saw last. With more players than that in play, every DM
 to a player outside them began with ``POST /users/@me/channels`` (a rate-limited request, and
-the channel built anew): at 1,000 tables, 3 of the first 6 moves of every table (measured with
-``benchmarks/table_load.py``). A DM channel between the bot and a user never changes, and the
-bot already knows most of them: a stored DM panel names its channel. So they are kept here, by
-user, as plain numbers (an int-only dict is not even walked by the garbage collector), and only
-a user never seen in DMs costs the request, once.
+the channel built anew): at 1,000 tables, 3 of the 11 rate-limited requests of a table's first
+6 moves (measured with ``benchmarks/table_load.py``). A DM channel between the bot and a user
+never changes, and the bot already knows most of them: a stored DM panel names its channel. So
+they are kept here, by user, as plain numbers (an int-only dict is not even walked by the
+garbage collector), and only a user never seen in DMs costs the request, once.
 
 A kept id Discord no longer knows (``Unknown Channel``) is dropped, and the channel asked for
 again, once.
@@ -34,7 +34,7 @@ class DmChannels:
         self._known: dict[int, int] = {}  # user id -> DM channel id, oldest first
 
     def note(self, user_id: int, channel_id: int) -> None:
-        """``channel_id`` is ``user_id``'s DM channel (seen in a stored panel or a DM click)."""
+        """``channel_id`` is ``user_id``'s DM channel (the channel of their stored panel)."""
         if self._known.get(user_id) == channel_id:
             return
         self._known[user_id] = channel_id
@@ -44,12 +44,9 @@ class DmChannels:
     def known(self, user_id: int) -> int | None:
         return self._known.get(user_id)
 
-    async def channel(self, user_id: int) -> discord.abc.Messageable:
-        """``user_id``'s DM channel: by its kept id, else asked of Discord (and kept)."""
-        known = self._known.get(user_id)
-        if known is not None:
-            return self.client.get_partial_messageable(known, type=discord.ChannelType.private)
-        return await self._ask(user_id)
+    def forget(self, user_id: int) -> None:
+        """Let ``user_id``'s channel go (they asked for their data to be deleted)."""
+        self._known.pop(user_id, None)
 
     async def send(self, user_id: int, **kwargs: Any) -> discord.Message:
         """A new DM to ``user_id``. Raises what ``send`` raises (``Forbidden`` 50007: their DMs

@@ -179,6 +179,8 @@ class PanelShowing(Protocol):
 
     def keep_hand_before(self, table: TableRecord, seat: int, state: Any) -> None: ...
 
+    def forget_player(self, user_id: int) -> None: ...
+
 
 class Notifying(Protocol):
     """Turn pings and plain DMs (:class:`cogs.notices.Notices`)."""

@@ -292,6 +292,12 @@ class Panels:
                     reached[user_id] = replace(target, mode=mode)
             return table, reached
 
+    def forget_player(self, user_id: int) -> None:
+        """Let go of what is kept in memory of a player who asked for their data to be deleted:
+        their DM channel, and when their closed DMs were last tried."""
+        self.dms.forget(user_id)
+        self._dm_retried.pop(user_id, None)
+
     def _may_retry(self, user_id: int) -> bool:
         """Whether a player whose DMs were closed may be tried again now (once a day)."""
         now = self.store.now()

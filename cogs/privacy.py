@@ -168,6 +168,7 @@ class PlayerData:
             if interaction.user.id != uid:
                 raise TableError("This button is for the player who asked to delete their data.")
             forgotten = await self.store.forget_player(uid)
+            self.panels.forget_player(uid)  # what the panels keep of them in memory
             games = len(forgotten.resigned)
             await interaction.response.edit_message(
                 content="Your data is deleted: you are a former player in the games you played"

@@ -128,6 +128,7 @@ async def test_delete_in_the_middle_of_a_running_game(world: World) -> None:
     shown = w.table_message(over).text()
     assert "Result" in shown and "former player" in shown and w.alice.mention not in shown
     assert w.fake.messages[panel.id].deleted  # her DM panel is gone
+    assert w.running.hall.dms.known(w.alice.id) is None  # and the bot's note of her DM channel
     withdrawn = w.fake.latest(invite)  # and Carol's challenge with it
     assert "withdrawn" in withdrawn.text() and withdrawn.buttons() == []
     # The channel is free for a new game, and Alice can play again afresh.
